@@ -1,0 +1,22 @@
+"""The one error the engine raises for a move it refuses."""
+
+from __future__ import annotations
+
+
+class IllegalMove(Exception):
+    """A refused move: ``code`` is stable (for programs), ``message`` is a sentence
+    a player can read. The game is unchanged after it.
+
+    Codes: ``game-over``, ``not-your-turn``, ``wrong-phase``, ``bad-move``,
+    ``stock-empty``, ``stock-not-empty``, ``no-such-card``, ``bad-index``,
+    ``target-not-used``, ``not-a-meld``, ``no-such-meld``, ``cannot-lay-off``,
+    ``card-not-in-hand``.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"IllegalMove({self.code!r}, {self.message!r})"

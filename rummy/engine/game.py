@@ -1,0 +1,437 @@
+"""A whole game of Persian Rummy: two deals, turns, the empty stock (RULES R2-R8).
+
+``Game`` is the true state. ``legal_moves()`` lists every legal move of the
+seat to act; ``apply(move)`` checks a move, applies it and returns the events
+it caused, or raises ``IllegalMove`` and leaves the game unchanged. All
+randomness comes from one ``random.Random`` seeded with the game's seed, so a
+game is saved as its seed, its seating and the list of its moves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Literal
+
+from . import events as ev
+from .cards import FIRST_JOKER, PACK, RANK, Card, card_text
+from .errors import IllegalMove
+from .melds import Meld, meld_kind
+from .moves import Discard, DrawStock, LayOff, Move, NextDeal, Pass, TakeDiscard
+from .moves import Meld as MeldMove
+from .partners import PartnerDraw, Seating, draw_for_partners
+from .scoring import DealResult, score_deal, totals, winner
+
+Phase = Literal["draw", "meld", "deal_over", "game_over"]
+SEAT_NAMES = ("South", "West", "North", "East")  # seat n+1 is to the left of seat n
+HAND_SIZE = 7
+DEALS = 2
+_DRAW = DrawStock()
+_PASS = Pass()
+_NEXT = NextDeal()
+
+
+def _same_suit_next(card: Card) -> bool:
+    """Whether card+1 is the next rank of the same suit (ids run rank-wise per suit)."""
+    return card < FIRST_JOKER and card % 13 != 12
+
+
+def new_melds(cards: Iterable[Card]) -> list[tuple[Card, ...]]:
+    """Every meld (R5.1-R5.3) that can be made from ``cards``, each a sorted tuple."""
+    ordered = sorted(cards)
+    result: list[tuple[Card, ...]] = []
+    by_rank: dict[int, list[Card]] = {}
+    for c in ordered:
+        by_rank.setdefault(RANK[c], []).append(c)
+    for group in by_rank.values():  # sets and Joker sets: 3 or 4 of a kind
+        n = len(group)
+        if n >= 3:
+            result.extend(combinations(group, 3))
+            if n == 4:
+                result.append(tuple(group))
+    # Runs: ids of one suit run in rank order, so a run is a stretch of ids c, c+1, ...
+    start = 0
+    n = len(ordered)
+    for i in range(1, n + 1):
+        if i < n and ordered[i] == ordered[i - 1] + 1 and _same_suit_next(ordered[i - 1]):
+            continue
+        length = i - start
+        if length >= 3:
+            for a in range(start, i - 2):
+                for b in range(a + 3, i + 1):
+                    result.append(tuple(ordered[a:b]))
+        start = i
+    return result
+
+
+def target_uses(
+    target: Card, available: set[Card], melds: Sequence[Meld]
+) -> list[tuple[tuple[Card, ...], int | None]]:
+    """Every legal use of a target card (R4.1): ``(cards, None)`` for a new meld made
+    with cards of ``available`` (the target among them), ``(cards, meld_id)`` for a
+    lay-off: the target alone, or for a run the target with the cards that bridge it."""
+    uses: list[tuple[tuple[Card, ...], int | None]] = []
+    if target >= FIRST_JOKER:
+        others = [c for c in sorted(available) if c >= FIRST_JOKER and c != target]
+        same = others
+    else:
+        r = RANK[target]
+        same = [c for c in sorted(available) if c != target and c < FIRST_JOKER and RANK[c] == r]
+    for k in (2, 3):
+        for combo in combinations(same, k):
+            uses.append(tuple(sorted((target, *combo))))
+    if target < FIRST_JOKER:
+        lo = target
+        while lo % 13 != 0 and lo - 1 in available:
+            lo -= 1
+        hi = target
+        while hi % 13 != 12 and hi + 1 in available:
+            hi += 1
+        for a in range(lo, target + 1):
+            for b in range(max(target, a + 2), hi + 1):
+                uses.append(tuple(range(a, b + 1)))
+    result: list[tuple[tuple[Card, ...], int | None]] = [(u, None) for u in uses]
+    for meld in melds:
+        if meld.accepts(target):
+            result.append(((target,), meld.id))
+        else:
+            ranks = meld.bridge(target)
+            if ranks is not None:
+                base = target - RANK[target]
+                bridge = [base + r for r in ranks[:-1]]
+                if all(c in available for c in bridge):
+                    result.append((tuple(sorted((*bridge, target))), meld.id))
+    return result
+
+
+def legal_moves_in(
+    phase: Phase, hand: Sequence[Card], discard_pile: Sequence[Card], stock_count: int,
+    melds: Sequence[Meld],
+) -> list[Move]:
+    """Every legal move of the seat to act, from what that seat can see.
+
+    Shared by ``Game.legal_moves`` and ``PlayerView.legal_moves`` so that the
+    server's checks and a client's hints are the same rule written once.
+    """
+    if phase == "draw":
+        moves: list[Move] = [_DRAW] if stock_count else [_PASS]
+        held = set(hand)
+        for index in range(len(discard_pile)):
+            available = held.union(discard_pile[index:])
+            for cards, meld_id in target_uses(discard_pile[index], available, melds):
+                moves.append(TakeDiscard(index, cards, meld_id))
+        return moves
+    if phase == "meld":
+        moves = [MeldMove(cards) for cards in new_melds(hand)]
+        for meld in melds:
+            for card in hand:
+                if meld.accepts(card):
+                    moves.append(LayOff(meld.id, card))
+        moves.extend(Discard(card) for card in hand)
+        return moves
+    if phase == "deal_over":
+        return [_NEXT]
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """All that is needed to rebuild a game exactly: replay ``moves`` from the seed."""
+
+    seed: int
+    seating: Seating
+    moves: tuple[Move, ...]
+
+
+class Game:
+    """The true state of one game. Create with ``Game.new(seed)``."""
+
+    def __init__(self, seed: int, seating: Seating = "draw") -> None:
+        if seating not in ("draw", "chosen"):
+            raise ValueError(f"unknown seating {seating!r}")
+        self.seed = seed
+        self.seating: Seating = seating
+        self._rng = random.Random(seed)
+        self.partner_draw: PartnerDraw = draw_for_partners(self._rng, seating)
+        self.first_dealer = self.partner_draw.first_dealer
+        self.deal = 0
+        self.dealer = self.first_dealer
+        self.phase: Phase = "draw"
+        self.current = 0
+        self.hands: list[list[Card]] = [[], [], [], []]
+        self.stock: list[Card] = []  # the top card is the last
+        self.discard_pile: list[Card] = []  # the bottom card is index 0
+        self.melds: list[Meld] = []
+        self.passes = 0
+        self.went_out: int | None = None
+        self.results: list[DealResult] = []
+        self.moves: list[Move] = []
+        self.opening_events: list[ev.Event] = [ev.PartnersDrawn(self.partner_draw)]
+        self.opening_events.append(self._start_deal())
+
+    @classmethod
+    def new(cls, seed: int | None = None, seating: Seating = "draw") -> Game:
+        """A new game. Without a seed one is drawn from the OS (R3.4) and kept in ``seed``."""
+        if seed is None:
+            import secrets  # only here: the engine's own randomness is the seeded rng
+
+            seed = secrets.randbits(64)
+        return cls(seed, seating)
+
+    # --- the deal -------------------------------------------------------------
+
+    def _start_deal(self) -> ev.DealStarted:
+        """R3.2: shuffle, deal seven each from the dealer's left, turn up one card."""
+        self.deal += 1
+        self.dealer = (self.first_dealer + self.deal - 1) % 4  # R3.3
+        pack = list(PACK)
+        self._rng.shuffle(pack)
+        self.hands = [[], [], [], []]
+        for k in range(HAND_SIZE * 4):
+            self.hands[(self.dealer + 1 + k) % 4].append(pack[k])
+        self.stock = pack[HAND_SIZE * 4 :]
+        self.discard_pile = [self.stock.pop()]
+        self.melds = []
+        self.passes = 0
+        self.went_out = None
+        self.phase = "draw"
+        self.current = (self.dealer + 1) % 4
+        return ev.DealStarted(self.deal, self.dealer, self.discard_pile[0])
+
+    def _end_deal(self, ended_by: Literal["out", "passes"]) -> list[ev.Event]:
+        scores = score_deal(self.melds, self.hands, self.went_out)
+        result = DealResult(
+            self.deal, ended_by, self.went_out, tuple(tuple(h) for h in self.hands), scores
+        )
+        self.results.append(result)
+        events: list[ev.Event] = [ev.DealEnded(result)]
+        if self.deal < DEALS:
+            self.phase = "deal_over"
+            self.current = (self.first_dealer + 1) % 4  # the next dealer starts it
+        else:
+            self.phase = "game_over"
+            events.append(ev.GameEnded(totals(self.results), winner(self.results)))
+        return events
+
+    # --- queries --------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "game_over"
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of ``self.current`` (empty when the game is over)."""
+        return legal_moves_in(
+            self.phase, self.hands[self.current], self.discard_pile, len(self.stock), self.melds
+        )
+
+    def meld_by_id(self, meld_id: int) -> Meld | None:
+        for meld in self.melds:
+            if meld.id == meld_id:
+                return meld
+        return None
+
+    def totals(self) -> tuple[int, int]:
+        return totals(self.results)
+
+    def winner(self) -> int | None:
+        """The winning team (0 or 1) once the game is over, None for a tie (R8)."""
+        return winner(self.results) if self.is_over else None
+
+    def record(self) -> GameRecord:
+        return GameRecord(self.seed, self.seating, tuple(self.moves))
+
+    @classmethod
+    def replay(cls, record: GameRecord) -> Game:
+        game = cls(record.seed, record.seating)
+        for move in record.moves:
+            game.apply(move)
+        return game
+
+    def clone(self) -> Game:
+        """An independent copy, random state included (for bots that look ahead)."""
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other._rng = random.Random()
+        other._rng.setstate(self._rng.getstate())
+        other.hands = [list(h) for h in self.hands]
+        other.stock = list(self.stock)
+        other.discard_pile = list(self.discard_pile)
+        other.melds = [m.copy() for m in self.melds]
+        other.results = list(self.results)
+        other.moves = list(self.moves)
+        other.opening_events = list(self.opening_events)
+        return other
+
+    def snapshot(self) -> tuple[object, ...]:
+        """The whole state as plain values, to compare two games exactly."""
+        return (
+            self.seed, self.seating, self.deal, self.dealer, self.phase, self.current,
+            tuple(map(tuple, self.hands)), tuple(self.stock), tuple(self.discard_pile),
+            tuple((m.id, m.kind, tuple(m.cards), tuple(m.owners), m.laid_by, m.four_at_once)
+                  for m in self.melds),
+            self.passes, self.went_out, tuple(self.results), self._rng.getstate(),
+        )
+
+    # --- moves ----------------------------------------------------------------
+
+    def apply(self, move: Move, seat: int | None = None) -> list[ev.Event]:
+        """Check ``move`` for the seat to act (or, if given, for ``seat``) and apply it.
+
+        Returns the events it caused. Raises ``IllegalMove`` and changes nothing if
+        the move is not legal now.
+        """
+        if self.phase == "game_over":
+            raise IllegalMove("game-over", "The game is over.")
+        if seat is not None and seat != self.current:
+            raise IllegalMove("not-your-turn", f"It is {SEAT_NAMES[self.current]}'s turn.")
+        match move:
+            case DrawStock():
+                events = self._draw_stock()
+            case TakeDiscard():
+                events = self._take_discard(move)
+            case MeldMove():
+                events = self._meld(move)
+            case LayOff():
+                events = self._lay_off(move)
+            case Discard():
+                events = self._discard(move)
+            case Pass():
+                events = self._pass()
+            case NextDeal():
+                if self.phase != "deal_over":
+                    raise IllegalMove("wrong-phase", "The deal is not over.")
+                events = [self._start_deal()]
+            case _:
+                raise IllegalMove("bad-move", "That is not a move.")
+        self.moves.append(move)
+        return events
+
+    def _need_phase(self, phase: Phase, doing: str) -> None:
+        if self.phase != phase:
+            when = {"draw": "before drawing", "meld": "after drawing"}.get(self.phase, "now")
+            raise IllegalMove("wrong-phase", f"You cannot {doing} {when}.")
+
+    def _draw_stock(self) -> list[ev.Event]:
+        self._need_phase("draw", "draw")
+        if not self.stock:
+            raise IllegalMove("stock-empty", "The stock is empty: take from the discard pile or pass.")
+        self.hands[self.current].append(self.stock.pop())
+        self.phase = "meld"
+        self.passes = 0
+        return [ev.StockDrawn(self.current)]
+
+    def _take_discard(self, move: TakeDiscard) -> list[ev.Event]:
+        self._need_phase("draw", "take from the discard pile")
+        pile = self.discard_pile
+        if not 0 <= move.index < len(pile):
+            raise IllegalMove("bad-index", "There is no such card in the discard pile.")
+        target = pile[move.index]
+        hand = self.hands[self.current]
+        cards = tuple(sorted(move.cards))
+        if target not in cards:
+            raise IllegalMove(
+                "target-not-used",
+                f"The {card_text(target)} you take must be melded or laid off at once.",
+            )
+        available = set(hand).union(pile[move.index :])
+        for card in cards:
+            if card not in available:
+                raise IllegalMove("no-such-card", f"You do not have the {card_text(card)}.")
+        if move.meld_id is not None and self.meld_by_id(move.meld_id) is None:
+            raise IllegalMove("no-such-meld", "There is no such meld on the table.")
+        if (cards, move.meld_id) not in target_uses(target, available, self.melds):
+            if move.meld_id is None:
+                raise IllegalMove("not-a-meld", "Those cards do not make a meld.")
+            raise IllegalMove("cannot-lay-off", "Those cards do not fit that meld.")
+        # Checked: now change the state.
+        seat = self.current
+        taken = tuple(pile[move.index :])
+        del pile[move.index :]
+        hand.extend(taken)
+        for card in cards:
+            hand.remove(card)
+        self.passes = 0
+        events: list[ev.Event] = [ev.DiscardTaken(seat, move.index, taken)]
+        if move.meld_id is None:
+            events.append(self._lay_down(seat, cards))
+        else:
+            events.append(self._add_to(seat, move.meld_id, cards))
+        self.phase = "meld"
+        return events + self._after_melding(seat)
+
+    def _lay_down(self, seat: int, cards: tuple[Card, ...]) -> ev.Melded:
+        meld_id = max((m.id for m in self.melds), default=-1) + 1
+        meld = Meld.new(meld_id, cards, seat)
+        self.melds.append(meld)
+        return ev.Melded(seat, meld_id, tuple(meld.cards), meld.four_at_once)
+
+    def _add_to(self, seat: int, meld_id: int, cards: tuple[Card, ...]) -> ev.LaidOff:
+        meld = self.meld_by_id(meld_id)
+        assert meld is not None
+        # Bridge cards go on nearest the run's end first.
+        ordered = sorted(cards, reverse=meld.kind == "run" and RANK[cards[0]] < meld.low)
+        for card in ordered:
+            meld.add(card, seat)
+        return ev.LaidOff(seat, meld_id, tuple(ordered), meld.laid_by)
+
+    def _after_melding(self, seat: int) -> list[ev.Event]:
+        """R4.4: a hand emptied by melding has gone out, and the deal ends at once."""
+        if self.hands[seat]:
+            return []
+        self.went_out = seat
+        return [ev.WentOut(seat), *self._end_deal("out")]
+
+    def _meld(self, move: MeldMove) -> list[ev.Event]:
+        self._need_phase("meld", "meld")
+        hand = self.hands[self.current]
+        cards = tuple(sorted(move.cards))
+        for card in cards:
+            if card not in hand:
+                raise IllegalMove("card-not-in-hand", f"You do not hold the {card_text(card)}.")
+        if meld_kind(cards) is None:
+            raise IllegalMove("not-a-meld", "Those cards do not make a meld.")
+        seat = self.current
+        for card in cards:
+            hand.remove(card)
+        return [self._lay_down(seat, cards), *self._after_melding(seat)]
+
+    def _lay_off(self, move: LayOff) -> list[ev.Event]:
+        self._need_phase("meld", "lay off")
+        hand = self.hands[self.current]
+        if move.card not in hand:
+            raise IllegalMove("card-not-in-hand", f"You do not hold the {card_text(move.card)}.")
+        meld = self.meld_by_id(move.meld_id)
+        if meld is None:
+            raise IllegalMove("no-such-meld", "There is no such meld on the table.")
+        if not meld.accepts(move.card):
+            raise IllegalMove("cannot-lay-off", f"The {card_text(move.card)} does not fit that meld.")
+        seat = self.current
+        hand.remove(move.card)
+        return [self._add_to(seat, meld.id, (move.card,)), *self._after_melding(seat)]
+
+    def _discard(self, move: Discard) -> list[ev.Event]:
+        self._need_phase("meld", "discard")
+        hand = self.hands[self.current]
+        if move.card not in hand:
+            raise IllegalMove("card-not-in-hand", f"You do not hold the {card_text(move.card)}.")
+        seat = self.current
+        hand.remove(move.card)
+        self.discard_pile.append(move.card)
+        self.phase = "draw"
+        self.current = (seat + 1) % 4
+        return [ev.Discarded(seat, move.card)]
+
+    def _pass(self) -> list[ev.Event]:
+        self._need_phase("draw", "pass")
+        if self.stock:
+            raise IllegalMove("stock-not-empty", "You may pass only when the stock is empty.")
+        seat = self.current
+        self.passes += 1
+        events: list[ev.Event] = [ev.Passed(seat, self.passes)]
+        if self.passes >= 4:  # R6.2
+            return events + self._end_deal("passes")
+        self.current = (seat + 1) % 4
+        return events

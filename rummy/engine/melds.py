@@ -1,0 +1,126 @@
+"""Melds: sets, runs, Joker sets and lay-offs (RULES R5).
+
+A meld on the table remembers who laid each of its cards (R5.5): a card laid
+off on an opponent's meld still scores for the player who laid it, and the
+meld with every card added to it stays one meld that anyone may extend (R5.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .cards import FIRST_JOKER, RANK, SUIT, Card
+
+MeldKind = Literal["set", "run", "jokers"]
+
+
+def meld_kind(cards: Sequence[Card]) -> MeldKind | None:
+    """The kind of meld these cards form together, or None if they form none.
+
+    R5.1 a set is 3 or 4 cards of one rank; R5.2 a run is 3+ cards of one suit in
+    consecutive rank order, Aces high only; R5.3 Jokers form only sets of their own.
+    """
+    n = len(cards)
+    if n < 3 or len(set(cards)) != n:
+        return None
+    first = cards[0]
+    if first >= FIRST_JOKER:
+        if n <= 4 and all(c >= FIRST_JOKER for c in cards):
+            return "jokers"
+        return None
+    if any(c >= FIRST_JOKER for c in cards):
+        return None
+    r = RANK[first]
+    if n <= 4 and all(RANK[c] == r for c in cards):
+        return "set"
+    s = SUIT[first]
+    if any(SUIT[c] != s for c in cards):
+        return None
+    ranks = sorted(RANK[c] for c in cards)
+    if ranks[-1] - ranks[0] == n - 1:  # distinct (checked above) and no gap
+        return "run"
+    return None
+
+
+@dataclass(slots=True)
+class Meld:
+    """One meld on the table. ``cards`` is kept in rank order for runs.
+
+    ``owners[i]`` is the seat that laid ``cards[i]``. ``laid_by`` is the seat that
+    laid the meld down; ``four_at_once`` marks a set of four laid as one new meld,
+    whose four cards score double (R7.4).
+    """
+
+    id: int
+    kind: MeldKind
+    cards: list[Card]
+    owners: list[int]
+    laid_by: int
+    four_at_once: bool = False
+    low: int = 0  # runs only: lowest and highest rank
+    high: int = 0
+    suit: int = 0
+    rank: int = 0  # sets only
+
+    @classmethod
+    def new(cls, meld_id: int, cards: Sequence[Card], seat: int) -> Meld:
+        kind = meld_kind(cards)
+        if kind is None:
+            raise ValueError("not a meld")
+        ordered = sorted(cards, key=RANK.__getitem__) if kind == "run" else list(cards)
+        meld = cls(meld_id, kind, ordered, [seat] * len(ordered), seat)
+        meld.four_at_once = kind != "run" and len(ordered) == 4
+        if kind == "run":
+            meld.low, meld.high, meld.suit = RANK[ordered[0]], RANK[ordered[-1]], SUIT[ordered[0]]
+        elif kind == "set":
+            meld.rank = RANK[ordered[0]]
+        return meld
+
+    def accepts(self, card: Card) -> bool:
+        """Whether ``card`` alone may be laid off on this meld now (R5.4)."""
+        if self.kind == "run":
+            if card >= FIRST_JOKER or SUIT[card] != self.suit:
+                return False
+            r = RANK[card]
+            return r == self.low - 1 or r == self.high + 1
+        if len(self.cards) >= 4:
+            return False
+        if self.kind == "jokers":
+            return card >= FIRST_JOKER
+        return card < FIRST_JOKER and RANK[card] == self.rank
+
+    def bridge(self, card: Card) -> tuple[int, ...] | None:
+        """For a run: the ranks from the nearer end up to ``card``'s rank, that laying
+        off ``card`` needs (``card``'s own rank last); None if it cannot extend this meld."""
+        if self.kind != "run" or card >= FIRST_JOKER or SUIT[card] != self.suit:
+            return None
+        r = RANK[card]
+        if r > self.high:
+            return tuple(range(self.high + 1, r + 1))
+        if r < self.low:
+            return tuple(range(self.low - 1, r - 1, -1))
+        return None
+
+    def add(self, card: Card, seat: int) -> None:
+        """Lay off one card (the caller has checked ``accepts``)."""
+        if self.kind == "run":
+            r = RANK[card]
+            if r < self.low:
+                self.cards.insert(0, card)
+                self.owners.insert(0, seat)
+                self.low = r
+            else:
+                self.cards.append(card)
+                self.owners.append(seat)
+                self.high = r
+        else:
+            self.cards.append(card)
+            self.owners.append(seat)
+
+    def copy(self) -> Meld:
+        return Meld(
+            self.id, self.kind, list(self.cards), list(self.owners), self.laid_by,
+            self.four_at_once, self.low, self.high, self.suit, self.rank,
+        )

@@ -1,0 +1,191 @@
+"""Moves: small immutable values, one per thing a player can do (RULES R4, R6).
+
+Each move has a plain-data form (``move_to_data`` / ``move_from_data``) used to
+save games and to send moves over the wire, and a text form for logs and tests
+(``move_text`` / ``parse_move``), for example ``take 3 meld 7h 8h 9h``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import Card, card_id_text, parse_cards
+from .errors import IllegalMove
+
+
+@dataclass(frozen=True, slots=True)
+class DrawStock:
+    """R4.1: take the top card of the stock."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakeDiscard:
+    """R4.1: take the discard pile from ``index`` (0 is the bottom card) to the top,
+    and use the target card ``pile[index]`` at once.
+
+    ``cards`` are the cards of that use, the target card among them. With
+    ``meld_id`` None they form a new meld; otherwise they are laid off on that meld:
+    the target card alone, or for a run the target card with the cards that bridge
+    the gap between the run's end and it.
+    """
+
+    index: int
+    cards: tuple[Card, ...]
+    meld_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """R4.2: lay down a new meld from the hand."""
+
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LayOff:
+    """R4.2, R5.4: add one card of the hand to a meld on the table."""
+
+    meld_id: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """R4.3: end the turn by putting a card of the hand on the discard pile."""
+
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """R6.1: with the stock empty, end the turn without drawing."""
+
+
+@dataclass(frozen=True, slots=True)
+class NextDeal:
+    """Start the second deal once everyone has seen the end of the first (R3.1)."""
+
+
+Move = DrawStock | TakeDiscard | Meld | LayOff | Discard | Pass | NextDeal
+
+_DRAW = DrawStock()
+_PASS = Pass()
+_NEXT = NextDeal()
+
+
+def move_to_data(move: Move) -> dict[str, Any]:
+    """The plain-data form: a dict with a ``type`` and the move's fields."""
+    match move:
+        case DrawStock():
+            return {"type": "draw_stock"}
+        case TakeDiscard(index, cards, meld_id):
+            return {"type": "take_discard", "index": index, "cards": list(cards), "meld_id": meld_id}
+        case Meld(cards):
+            return {"type": "meld", "cards": list(cards)}
+        case LayOff(meld_id, card):
+            return {"type": "lay_off", "meld_id": meld_id, "card": card}
+        case Discard(card):
+            return {"type": "discard", "card": card}
+        case Pass():
+            return {"type": "pass"}
+        case NextDeal():
+            return {"type": "next_deal"}
+    raise TypeError(f"not a move: {move!r}")
+
+
+def _card(value: Any) -> Card:
+    if type(value) is not int or not 0 <= value < 56:
+        raise IllegalMove("bad-move", "That is not a card.")
+    return value
+
+
+def _int(value: Any, what: str) -> int:
+    if type(value) is not int:
+        raise IllegalMove("bad-move", f"The {what} must be a whole number.")
+    return value
+
+
+def move_from_data(data: Any) -> Move:
+    """Rebuild a move from its plain-data form; raises ``IllegalMove('bad-move')``."""
+    if not isinstance(data, dict):
+        raise IllegalMove("bad-move", "A move must be a map with a type.")
+    kind = data.get("type")
+    try:
+        if kind == "draw_stock":
+            return _DRAW
+        if kind == "pass":
+            return _PASS
+        if kind == "next_deal":
+            return _NEXT
+        if kind == "discard":
+            return Discard(_card(data["card"]))
+        if kind == "lay_off":
+            return LayOff(_int(data["meld_id"], "meld id"), _card(data["card"]))
+        if kind in ("meld", "take_discard"):
+            raw = data["cards"]
+            if not isinstance(raw, (list, tuple)) or len(raw) > 14:
+                raise IllegalMove("bad-move", "The cards must be a short list.")
+            cards = tuple(_card(c) for c in raw)
+            if kind == "meld":
+                return Meld(cards)
+            meld_id = data.get("meld_id")
+            return TakeDiscard(
+                _int(data["index"], "index"),
+                cards,
+                None if meld_id is None else _int(meld_id, "meld id"),
+            )
+    except KeyError as missing:
+        raise IllegalMove("bad-move", f"The move lacks its {missing.args[0]}.") from None
+    raise IllegalMove("bad-move", f"There is no move called {kind!r}.")
+
+
+def move_text(move: Move) -> str:
+    """A compact text form: ``draw``, ``take 3 meld 7h 8h 9h``, ``take 0 layoff 2 Qs``,
+    ``meld 5c 5d 5h``, ``layoff 2 Qs``, ``discard Jk``, ``pass``, ``next``."""
+    match move:
+        case DrawStock():
+            return "draw"
+        case TakeDiscard(index, cards, meld_id):
+            cards_part = " ".join(map(card_id_text, cards))
+            if meld_id is None:
+                return f"take {index} meld {cards_part}"
+            return f"take {index} layoff {meld_id} {cards_part}"
+        case Meld(cards):
+            return "meld " + " ".join(map(card_id_text, cards))
+        case LayOff(meld_id, card):
+            return f"layoff {meld_id} {card_id_text(card)}"
+        case Discard(card):
+            return f"discard {card_id_text(card)}"
+        case Pass():
+            return "pass"
+        case NextDeal():
+            return "next"
+    raise TypeError(f"not a move: {move!r}")
+
+
+def parse_move(text: str) -> Move:
+    """Parse ``move_text``'s form; raises ``ValueError``."""
+    words = text.split()
+    if not words:
+        raise ValueError("empty move")
+    head, rest = words[0].lower(), words[1:]
+    if head == "draw" and not rest:
+        return _DRAW
+    if head == "pass" and not rest:
+        return _PASS
+    if head == "next" and not rest:
+        return _NEXT
+    if head == "discard" and len(rest) == 1:
+        return Discard(parse_cards(rest[0])[0])
+    if head == "meld" and rest:
+        return Meld(tuple(parse_cards(" ".join(rest))))
+    if head == "layoff" and len(rest) == 2:
+        return LayOff(int(rest[0]), parse_cards(rest[1])[0])
+    if head == "take" and len(rest) >= 3:
+        index = int(rest[0])
+        if rest[1] == "meld":
+            return TakeDiscard(index, tuple(parse_cards(" ".join(rest[2:]))))
+        if rest[1] == "layoff" and len(rest) >= 4:
+            return TakeDiscard(index, tuple(parse_cards(" ".join(rest[3:]))), int(rest[2]))
+    raise ValueError(f"not a move: {text!r}")

@@ -1,0 +1,78 @@
+"""Views (RULES R9): what one seat, or a spectator, may see of a game.
+
+A view holds everything public (R9.1) and the seat's own hand, nothing more:
+no other hand, no card of the stock, no seed or random state (R9.2). The hands
+of a deal are shown to all once that deal has ended (R7), in ``results``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import Card
+from .game import Game, Phase, legal_moves_in
+from .melds import Meld
+from .moves import Move
+from .partners import PartnerDraw
+from .scoring import DealResult, totals, winner
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """One seat's view (``seat`` None: a spectator's, with no hand).
+
+    ``melds`` are copies: changing them changes nothing in the game.
+    """
+
+    seat: int | None
+    phase: Phase
+    deal: int
+    dealer: int
+    current: int
+    hand: tuple[Card, ...] | None
+    hand_counts: tuple[int, int, int, int]
+    stock_count: int
+    discard_pile: tuple[Card, ...]
+    melds: tuple[Meld, ...]
+    passes: int
+    partner_draw: PartnerDraw
+    results: tuple[DealResult, ...]
+
+    @property
+    def my_turn(self) -> bool:
+        return self.seat is not None and self.seat == self.current and self.phase != "game_over"
+
+    def legal_moves(self) -> list[Move]:
+        """This seat's legal moves, the same list ``Game.legal_moves`` gives (empty
+        when it is not this seat's turn)."""
+        if not self.my_turn or self.hand is None:
+            return []
+        return legal_moves_in(self.phase, self.hand, self.discard_pile, self.stock_count, list(self.melds))
+
+    def totals(self) -> tuple[int, int]:
+        return totals(self.results)
+
+    def winner(self) -> int | None:
+        return winner(self.results) if self.phase == "game_over" else None
+
+
+def view_for(game: Game, seat: int | None) -> PlayerView:
+    """The view of ``seat`` (0..3), or of a spectator for None."""
+    if seat is not None and not 0 <= seat < 4:
+        raise ValueError(f"no seat {seat}")
+    hands = game.hands
+    return PlayerView(
+        seat=seat,
+        phase=game.phase,
+        deal=game.deal,
+        dealer=game.dealer,
+        current=game.current,
+        hand=None if seat is None else tuple(hands[seat]),
+        hand_counts=(len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])),
+        stock_count=len(game.stock),
+        discard_pile=tuple(game.discard_pile),
+        melds=tuple(m.copy() for m in game.melds),
+        passes=game.passes,
+        partner_draw=game.partner_draw,
+        results=tuple(game.results),
+    )
