@@ -99,7 +99,8 @@ _SUIT_BY_TEXT.update({ch: i for i, ch in enumerate(SUIT_SYMBOLS)})
 
 def parse_card(text: str) -> Card:
     """Parse one card in either form; raises ``ValueError`` with a readable reason."""
-    t = text.strip()
+    # U+FE0F asks for the emoji form of a suit symbol; pasted cards often carry it.
+    t = text.strip().replace("\ufe0f", "")
     if t[:2].upper() == "JK":
         n = t[2:] or "1"
         if n in ("1", "2", "3", "4"):

@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+# Every code an ``IllegalMove`` may carry: programs (the server, the client, bots)
+# may branch on them, so they never change meaning.
+CODES: tuple[str, ...] = (
+    "game-over",
+    "not-your-turn",
+    "wrong-phase",
+    "bad-move",
+    "stock-empty",
+    "stock-not-empty",
+    "no-such-card",
+    "bad-index",
+    "target-not-used",
+    "not-a-meld",
+    "no-such-meld",
+    "cannot-lay-off",
+    "card-not-in-hand",
+)
+
 
 class IllegalMove(Exception):
     """A refused move: ``code`` is stable (for programs), ``message`` is a sentence
     a player can read. The game is unchanged after it.
 
-    Codes: ``game-over``, ``not-your-turn``, ``wrong-phase``, ``bad-move``,
-    ``stock-empty``, ``stock-not-empty``, ``no-such-card``, ``bad-index``,
-    ``target-not-used``, ``not-a-meld``, ``no-such-meld``, ``cannot-lay-off``,
-    ``card-not-in-hand``.
+    The codes are listed in ``CODES`` and explained in docs/ENGINE.md.
     """
 
     def __init__(self, code: str, message: str) -> None:

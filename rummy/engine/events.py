@@ -86,6 +86,15 @@ class GameEnded:
 
 
 Event = (
-    PartnersDrawn | DealStarted | StockDrawn | DiscardTaken | Melded | LaidOff
-    | Discarded | Passed | WentOut | DealEnded | GameEnded
+    PartnersDrawn
+    | DealStarted
+    | StockDrawn
+    | DiscardTaken
+    | Melded
+    | LaidOff
+    | Discarded
+    | Passed
+    | WentOut
+    | DealEnded
+    | GameEnded
 )

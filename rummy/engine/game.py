@@ -13,13 +13,24 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Literal
+from typing import Any, Literal
 
 from . import events as ev
 from .cards import FIRST_JOKER, PACK, RANK, Card, card_text
 from .errors import IllegalMove
 from .melds import Meld, meld_kind
-from .moves import Discard, DrawStock, LayOff, Move, NextDeal, Pass, TakeDiscard
+from .moves import (
+    Discard,
+    DrawStock,
+    LayOff,
+    Move,
+    NextDeal,
+    Pass,
+    TakeDiscard,
+    check_move,
+    move_from_data,
+    move_to_data,
+)
 from .moves import Meld as MeldMove
 from .partners import PartnerDraw, Seating, draw_for_partners
 from .scoring import DealResult, score_deal, totals, winner
@@ -72,7 +83,7 @@ def target_uses(
     """Every legal use of a target card (R4.1): ``(cards, None)`` for a new meld made
     with cards of ``available`` (the target among them), ``(cards, meld_id)`` for a
     lay-off: the target alone, or for a run the target with the cards that bridge it."""
-    uses: list[tuple[tuple[Card, ...], int | None]] = []
+    uses: list[tuple[Card, ...]] = []
     if target >= FIRST_JOKER:
         others = [c for c in sorted(available) if c >= FIRST_JOKER and c != target]
         same = others
@@ -107,7 +118,10 @@ def target_uses(
 
 
 def legal_moves_in(
-    phase: Phase, hand: Sequence[Card], discard_pile: Sequence[Card], stock_count: int,
+    phase: Phase,
+    hand: Sequence[Card],
+    discard_pile: Sequence[Card],
+    stock_count: int,
     melds: Sequence[Meld],
 ) -> list[Move]:
     """Every legal move of the seat to act, from what that seat can see.
@@ -136,6 +150,17 @@ def legal_moves_in(
     return []
 
 
+def deal_pack(pack: Sequence[Card], dealer: int) -> tuple[list[list[Card]], list[Card], list[Card]]:
+    """R3.2 on a shuffled ``pack`` (its first card dealt first): seven cards each, one
+    at a time from the dealer's left; the rest is the stock (its top card last), whose
+    top card is turned face up to start the discard pile. Returns (hands, stock, pile)."""
+    hands: list[list[Card]] = [[], [], [], []]
+    for k in range(HAND_SIZE * 4):
+        hands[(dealer + 1 + k) % 4].append(pack[k])
+    stock = list(pack[HAND_SIZE * 4 :])
+    return hands, stock, [stock.pop()]
+
+
 @dataclass(frozen=True, slots=True)
 class GameRecord:
     """All that is needed to rebuild a game exactly: replay ``moves`` from the seed."""
@@ -143,6 +168,24 @@ class GameRecord:
     seed: int
     seating: Seating
     moves: tuple[Move, ...]
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data, ready for JSON or MessagePack: the seed, the seating and every
+        move in its ``move_to_data`` form."""
+        return {"seed": self.seed, "seating": self.seating, "moves": [move_to_data(m) for m in self.moves]}
+
+    @classmethod
+    def from_data(cls, data: Any) -> GameRecord:
+        """Rebuild a record from ``to_data``'s form; raises ``ValueError`` if it is malformed."""
+        if not isinstance(data, dict):
+            raise ValueError("a game record must be a map")
+        seed, seating, moves = data.get("seed"), data.get("seating"), data.get("moves")
+        if type(seed) is not int or seating not in ("draw", "chosen") or not isinstance(moves, list):
+            raise ValueError("a game record needs an int seed, a seating and a list of moves")
+        try:
+            return cls(seed, seating, tuple(move_from_data(m) for m in moves))
+        except IllegalMove as error:
+            raise ValueError(f"bad move in game record: {error.message}") from None
 
 
 class Game:
@@ -188,11 +231,7 @@ class Game:
         self.dealer = (self.first_dealer + self.deal - 1) % 4  # R3.3
         pack = list(PACK)
         self._rng.shuffle(pack)
-        self.hands = [[], [], [], []]
-        for k in range(HAND_SIZE * 4):
-            self.hands[(self.dealer + 1 + k) % 4].append(pack[k])
-        self.stock = pack[HAND_SIZE * 4 :]
-        self.discard_pile = [self.stock.pop()]
+        self.hands, self.stock, self.discard_pile = deal_pack(pack, self.dealer)
         self.melds = []
         self.passes = 0
         self.went_out = None
@@ -202,9 +241,7 @@ class Game:
 
     def _end_deal(self, ended_by: Literal["out", "passes"]) -> list[ev.Event]:
         scores = score_deal(self.melds, self.hands, self.went_out)
-        result = DealResult(
-            self.deal, ended_by, self.went_out, tuple(tuple(h) for h in self.hands), scores
-        )
+        result = DealResult(self.deal, ended_by, self.went_out, tuple(tuple(h) for h in self.hands), scores)
         self.results.append(result)
         events: list[ev.Event] = [ev.DealEnded(result)]
         if self.deal < DEALS:
@@ -268,11 +305,25 @@ class Game:
     def snapshot(self) -> tuple[object, ...]:
         """The whole state as plain values, to compare two games exactly."""
         return (
-            self.seed, self.seating, self.deal, self.dealer, self.phase, self.current,
-            tuple(map(tuple, self.hands)), tuple(self.stock), tuple(self.discard_pile),
-            tuple((m.id, m.kind, tuple(m.cards), tuple(m.owners), m.laid_by, m.four_at_once)
-                  for m in self.melds),
-            self.passes, self.went_out, tuple(self.results), self._rng.getstate(),
+            self.seed,
+            self.seating,
+            self.deal,
+            self.dealer,
+            self.phase,
+            self.current,
+            tuple(map(tuple, self.hands)),
+            tuple(self.stock),
+            tuple(self.discard_pile),
+            tuple(
+                (m.id, m.kind, tuple(m.cards), tuple(m.owners), m.laid_by, m.four_at_once) for m in self.melds
+            ),
+            self.passes,
+            self.went_out,
+            tuple(self.results),
+            self._rng.getstate(),
+            self.first_dealer,
+            self.partner_draw,
+            tuple(self.moves),
         )
 
     # --- moves ----------------------------------------------------------------
@@ -287,6 +338,7 @@ class Game:
             raise IllegalMove("game-over", "The game is over.")
         if seat is not None and seat != self.current:
             raise IllegalMove("not-your-turn", f"It is {SEAT_NAMES[self.current]}'s turn.")
+        check_move(move)
         match move:
             case DrawStock():
                 events = self._draw_stock()

@@ -121,6 +121,14 @@ class Meld:
 
     def copy(self) -> Meld:
         return Meld(
-            self.id, self.kind, list(self.cards), list(self.owners), self.laid_by,
-            self.four_at_once, self.low, self.high, self.suit, self.rank,
+            self.id,
+            self.kind,
+            list(self.cards),
+            list(self.owners),
+            self.laid_by,
+            self.four_at_once,
+            self.low,
+            self.high,
+            self.suit,
+            self.rank,
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import Card, card_id_text, parse_cards
+from .cards import PACK, Card, card_id_text, parse_card, parse_cards
 from .errors import IllegalMove
 
 
@@ -72,6 +72,9 @@ Move = DrawStock | TakeDiscard | Meld | LayOff | Discard | Pass | NextDeal
 _DRAW = DrawStock()
 _PASS = Pass()
 _NEXT = NextDeal()
+# No legal move names more cards than a run of a whole suit: a longer list from
+# the wire is refused before it costs anything.
+_MAX_DATA_CARDS = 14
 
 
 def move_to_data(move: Move) -> dict[str, Any]:
@@ -106,6 +109,38 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
+def _cards(value: Any, limit: int) -> tuple[Card, ...]:
+    if not isinstance(value, (list, tuple)) or len(value) > limit:
+        raise IllegalMove("bad-move", "The cards must be a short list.")
+    return tuple(_card(c) for c in value)
+
+
+def check_move(move: object) -> None:
+    """Raise ``IllegalMove('bad-move')`` unless ``move`` is a move whose fields have
+    the right types (cards are ints 0..55, bools excluded).
+
+    ``Game.apply`` calls it first, so that a move built by hand with garbage in it
+    is refused with a sentence instead of crashing somewhere inside the engine.
+    """
+    match move:
+        case DrawStock() | Pass() | NextDeal():
+            return
+        case Discard():
+            _card(move.card)
+        case LayOff():
+            _int(move.meld_id, "meld id")
+            _card(move.card)
+        case Meld():
+            _cards(move.cards, len(PACK))
+        case TakeDiscard():
+            _int(move.index, "index")
+            _cards(move.cards, len(PACK))
+            if move.meld_id is not None:
+                _int(move.meld_id, "meld id")
+        case _:
+            raise IllegalMove("bad-move", "That is not a move.")
+
+
 def move_from_data(data: Any) -> Move:
     """Rebuild a move from its plain-data form; raises ``IllegalMove('bad-move')``."""
     if not isinstance(data, dict):
@@ -123,10 +158,7 @@ def move_from_data(data: Any) -> Move:
         if kind == "lay_off":
             return LayOff(_int(data["meld_id"], "meld id"), _card(data["card"]))
         if kind in ("meld", "take_discard"):
-            raw = data["cards"]
-            if not isinstance(raw, (list, tuple)) or len(raw) > 14:
-                raise IllegalMove("bad-move", "The cards must be a short list.")
-            cards = tuple(_card(c) for c in raw)
+            cards = _cards(data["cards"], _MAX_DATA_CARDS)
             if kind == "meld":
                 return Meld(cards)
             meld_id = data.get("meld_id")
@@ -177,11 +209,11 @@ def parse_move(text: str) -> Move:
     if head == "next" and not rest:
         return _NEXT
     if head == "discard" and len(rest) == 1:
-        return Discard(parse_cards(rest[0])[0])
+        return Discard(parse_card(rest[0]))
     if head == "meld" and rest:
         return Meld(tuple(parse_cards(" ".join(rest))))
     if head == "layoff" and len(rest) == 2:
-        return LayOff(int(rest[0]), parse_cards(rest[1])[0])
+        return LayOff(int(rest[0]), parse_card(rest[1]))
     if head == "take" and len(rest) >= 3:
         index = int(rest[0])
         if rest[1] == "meld":
