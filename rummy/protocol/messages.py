@@ -1,0 +1,320 @@
+"""Every message of the protocol, as typed ``msgspec.Struct``s (docs/PROTOCOL.md).
+
+A message is one MessagePack map whose ``"type"`` names it. Two tagged unions:
+``ClientMessage`` (what a client may send) and ``ServerMessage`` (what the
+server sends). Every client message is a request with an ``id`` (an integer the
+client picks); the server's direct answer (``welcome``, ``ok``, ``seated``,
+``watching``, ``pong`` or ``error``) repeats it. Everything else the server
+sends is pushed, without an id.
+
+Seats: a table has four *chairs* (0..3, the order people sat down in the
+lobby); a game has four engine *seats* (RULES R2: 0 = South .. 3 = East). With
+the draw for partners (R2.2) the partner draw maps chair p to seat
+``partner_draw.seat_of_player[p]``; ``ChairInfo.seat`` gives it once a game runs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+from .wire import EventWire, MoveWire, Seat, Seating, ViewWire
+
+PROTOCOL_VERSION = 1
+
+RequestId = Annotated[int, Meta(ge=0, le=2**53)]
+TableId = Annotated[int, Meta(ge=1, le=2**53)]
+Chair = Annotated[int, Meta(ge=0, le=3)]
+# Hard caps on what a request may carry; the server then sanitises and trims
+# (``rummy.protocol.sanitize``) to the shorter display limits.
+Name = Annotated[str, Meta(max_length=200)]
+Text = Annotated[str, Meta(max_length=2000)]
+Token = Annotated[str, Meta(max_length=128)]
+ServerTime = float  # seconds since the Unix epoch, the server's clock
+
+
+class TableOptions(msgspec.Struct, kw_only=True):
+    """How a table plays. ``turn_seconds`` 0 means no turn timer. ``on_drop``: what
+    happens to the seat of a player who is away: ``wait`` for them (the turn timer,
+    if set, still moves for them), or ``bot`` (a bot plays it until they return)."""
+
+    seating: Seating = "draw"
+    turn_seconds: Annotated[int, Meta(ge=0, le=3600)] = 0
+    on_drop: Literal["wait", "bot"] = "wait"
+
+
+class ChairInfo(msgspec.Struct, kw_only=True):
+    """One chair of a table. ``name`` nil: the chair is free. ``present``: the player is
+    connected (a bot always is). ``ready``: asked to go on (next deal or play again).
+    ``seat``: the engine seat this chair plays in the current game (nil before)."""
+
+    chair: Chair
+    name: str | None = None
+    bot: bool = False
+    present: bool = False
+    ready: bool = False
+    seat: Seat | None = None
+
+
+class TableInfo(msgspec.Struct, kw_only=True):
+    """A table as the lobby and the people at it see it."""
+
+    table_id: TableId
+    name: str
+    options: TableOptions
+    status: Literal["waiting", "playing", "finished"]
+    chairs: list[ChairInfo]
+    spectators: int
+    creator: Chair | None  # the chair that may seat bots and start
+    games: int  # games started at this table so far
+
+
+# --- client -> server: requests, each with an id ------------------------------
+
+
+class _Request(msgspec.Struct, tag_field="type", kw_only=True):
+    id: RequestId
+
+
+class Hello(_Request, tag="hello"):
+    """First message of a session. ``token`` reclaims a seat (as ``rejoin``);
+    ``lobby`` subscribes to the table list at once."""
+
+    version: int
+    name: Name
+    token: Token | None = None
+    lobby: bool = True
+
+
+class LobbySubscribe(_Request, tag="lobby_subscribe"):
+    """Start (``on`` true: a ``lobby`` message follows) or stop the lobby's pushes."""
+
+    on: bool = True
+
+
+class CreateTable(_Request, tag="create_table"):
+    """Create a table and sit in ``chair`` of it; answered by ``seated``."""
+
+    name: Name
+    options: TableOptions = msgspec.field(default_factory=TableOptions)
+    chair: Chair = 0
+
+
+class Sit(_Request, tag="sit"):
+    """Take a free chair of a waiting table; answered by ``seated``."""
+
+    table_id: TableId
+    chair: Chair
+
+
+class Rejoin(_Request, tag="rejoin"):
+    """Take back one's chair with its seat token; answered by ``seated``."""
+
+    token: Token
+
+
+class Watch(_Request, tag="watch"):
+    """Watch a table as a spectator; answered by ``watching``."""
+
+    table_id: TableId
+
+
+class Leave(_Request, tag="leave"):
+    """Leave the table one sits at or watches. During a game the chair is held
+    (away) for its token; otherwise it is freed."""
+
+
+class AddBot(_Request, tag="add_bot"):
+    """The creator seats a bot in a free chair of a waiting table."""
+
+    chair: Chair
+
+
+class RemoveBot(_Request, tag="remove_bot"):
+    """The creator removes a bot from a waiting table."""
+
+    chair: Chair
+
+
+class Start(_Request, tag="start"):
+    """The creator starts the game once all four chairs are filled."""
+
+
+class MoveRequest(_Request, tag="move"):
+    """Play ``move`` for one's own seat. ``after``, if given, is the ``moves`` count of
+    the ``game`` message it answers: the server refuses it (``stale``) if more moves
+    were made since."""
+
+    move: MoveWire
+    after: Annotated[int, Meta(ge=0)] | None = None
+
+
+class Ready(_Request, tag="ready"):
+    """At a deal's end: ready for the next deal."""
+
+
+class PlayAgain(_Request, tag="play_again"):
+    """After a game: play again with the same four; starts when every chair asked."""
+
+
+class Chat(_Request, tag="chat"):
+    """Say something to everyone at one's table."""
+
+    text: Text
+
+
+class Ping(_Request, tag="ping"):
+    """Answered by ``pong``."""
+
+
+ClientMessage = (
+    Hello
+    | LobbySubscribe
+    | CreateTable
+    | Sit
+    | Rejoin
+    | Watch
+    | Leave
+    | AddBot
+    | RemoveBot
+    | Start
+    | MoveRequest
+    | Ready
+    | PlayAgain
+    | Chat
+    | Ping
+)
+
+
+# --- server -> client ------------------------------------------------------------
+
+
+class _Push(msgspec.Struct, tag_field="type", kw_only=True):
+    pass
+
+
+class Welcome(_Push, tag="welcome"):
+    """Answer to ``hello``. ``name`` is the name as the server keeps it (sanitised).
+    ``table_id``/``chair``: the seat the hello's token reclaimed, if any."""
+
+    id: RequestId
+    version: int
+    name: str
+    server: str
+    max_frame: int
+    table_id: TableId | None = None
+    chair: Chair | None = None
+
+
+class Ok(_Push, tag="ok"):
+    """A request done that has no other answer."""
+
+    id: RequestId
+
+
+class Error(_Push, tag="error"):
+    """A request refused (or a frame that could not be read: ``id`` nil). Nothing
+    changed. ``fatal``: the server closes the connection after it."""
+
+    id: RequestId | None
+    code: str
+    text: str
+    fatal: bool = False
+
+
+class Seated(_Push, tag="seated"):
+    """Answer to ``create_table``, ``sit``, ``rejoin``: keep ``token`` secret, it is
+    the only way back to this chair."""
+
+    id: RequestId
+    table_id: TableId
+    chair: Chair
+    token: str
+
+
+class Watching(_Push, tag="watching"):
+    id: RequestId
+    table_id: TableId
+
+
+class Pong(_Push, tag="pong"):
+    id: RequestId
+    time: ServerTime
+
+
+class Lobby(_Push, tag="lobby"):
+    """The whole table list (on subscribing)."""
+
+    tables: list[TableInfo]
+
+
+class LobbyTable(_Push, tag="lobby_table"):
+    """A table appeared or changed."""
+
+    table: TableInfo
+
+
+class LobbyGone(_Push, tag="lobby_gone"):
+    """A table was removed."""
+
+    table_id: TableId
+
+
+class Table(_Push, tag="table"):
+    """The state of the table one sits at or watches, on joining and on every change."""
+
+    table: TableInfo
+
+
+class GameUpdate(_Push, tag="game"):
+    """The game as ``seat`` sees it (``seat`` nil: a spectator), after ``moves`` moves,
+    with the public events of the last move (the opening events at a game's start;
+    empty when sent on joining)."""
+
+    table_id: TableId
+    seat: Seat | None
+    moves: int
+    view: ViewWire
+    events: list[EventWire]
+
+
+class Clock(_Push, tag="clock"):
+    """A running clock at the table. ``kind`` ``turn``: the turn timer of ``seat``;
+    ``next_deal``: the pause before the next deal starts by itself; ``off``: no clock.
+    ``remaining`` seconds (frozen while ``paused``), ``deadline`` in server time."""
+
+    table_id: TableId
+    kind: Literal["turn", "next_deal", "off"]
+    seat: Seat | None = None
+    remaining: float | None = None
+    deadline: ServerTime | None = None
+    paused: bool = False
+
+
+class ChatLine(_Push, tag="chat_line"):
+    """Something said at the table; ``chair`` nil: the server speaking."""
+
+    table_id: TableId
+    chair: Chair | None
+    name: str
+    text: str
+    time: ServerTime
+
+
+ServerMessage = (
+    Welcome
+    | Ok
+    | Error
+    | Seated
+    | Watching
+    | Pong
+    | Lobby
+    | LobbyTable
+    | LobbyGone
+    | Table
+    | GameUpdate
+    | Clock
+    | ChatLine
+)
