@@ -10,12 +10,12 @@ import random
 from collections.abc import Callable
 
 from .base import Bot, NoMoveError
+from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 
 _FACTORIES: dict[str, Callable[[random.Random], Bot]] = {
     "random": RandomBot,
-    # Until the heuristic bot lands, "heuristic" plays like the random bot.
-    "heuristic": RandomBot,
+    "heuristic": HeuristicBot,
 }
 BOT_NAMES: tuple[str, ...] = tuple(_FACTORIES)
 
@@ -31,4 +31,4 @@ def make_bot(name: str, rng: random.Random) -> Bot:
     return factory(rng)
 
 
-__all__ = ["BOT_NAMES", "Bot", "NoMoveError", "RandomBot", "make_bot"]
+__all__ = ["BOT_NAMES", "Bot", "HeuristicBot", "NoMoveError", "RandomBot", "make_bot"]

@@ -1,0 +1,191 @@
+"""How a bot values the cards it holds and the cards it might discard.
+
+Everything here is computed from one seat's view (and what the seat remembers
+of the discard pile): the cards it cannot see are "unseen", each of which may
+yet reach it from the stock. A card held at the end of a deal costs its points
+(R7.2); a card that will likely be melded is worth its points (R7.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..cards import FIRST_JOKER, POINTS, RANK, SUIT, Card
+from .planning import JOKER_RANK, TableState
+
+FULL_STOCK = 27  # R3.2: the stock after the deal
+
+
+def _card(suit: int, rank: int) -> Card:
+    return suit * 13 + rank - 2
+
+
+class Outlook:
+    """One turn's estimates: which cards are unseen, how likely an unseen card
+    is to reach this seat, how soon the deal may end, who is known to hold what."""
+
+    __slots__ = ("opponent_known", "partner_known", "q", "risk", "table", "unseen")
+
+    def __init__(
+        self,
+        *,
+        hand: Iterable[Card],
+        pile: Iterable[Card],
+        table: TableState,
+        table_cards: Iterable[Card],
+        stock_count: int,
+        opponent_known: set[Card],
+        partner_known: set[Card],
+        min_other_hand: int,
+    ) -> None:
+        self.table = table
+        self.opponent_known = opponent_known
+        self.partner_known = partner_known
+        unseen = set(range(56))
+        unseen.difference_update(hand, pile, table_cards, opponent_known, partner_known)
+        self.unseen = unseen
+        # This seat draws about every fourth card of the stock; each unseen card is
+        # as likely as any other to be among them.
+        draws = stock_count / 4 + (0.5 if stock_count else 0.0)
+        self.q = min(0.9, draws / max(1, len(unseen)))
+        # How much of a held card's points the deal's end will probably cost.
+        late = 1 - min(stock_count, FULL_STOCK) / FULL_STOCK
+        risk = 0.55 + 0.45 * late
+        if min_other_hand <= 2:
+            risk += 0.2
+        self.risk = min(1.0, risk)
+
+    def meld_chance(self, card: Card, hand: Sequence[Card] | set[Card]) -> float:
+        """Chance that ``card`` is melded later, with the other cards of ``hand``."""
+        q = self.q
+        unseen = self.unseen
+        r = RANK[card]
+        if card >= FIRST_JOKER:
+            have = sum(1 for c in hand if c >= FIRST_JOKER and c != card)
+            need = sum(1 for c in unseen if c >= FIRST_JOKER)
+        else:
+            base = card - r + 2  # the suit's 2
+            have = 0
+            need = 0
+            for s in range(4):
+                c = s * 13 + r - 2
+                if c != card:
+                    if c in hand:
+                        have += 1
+                    elif c in unseen:
+                        need += 1
+        if have >= 2:
+            chance = 1.0
+        elif have == 1:
+            chance = need * q
+        else:
+            chance = need * (need - 1) / 2 * q * q
+        if card >= FIRST_JOKER:
+            return min(0.9, chance)
+        # Runs: each stretch of three ranks that holds this card.
+        for low in (r - 2, r - 1, r):
+            if low < 2 or low + 2 > 14:
+                continue
+            h = n = 0
+            for rr in (low, low + 1, low + 2):
+                if rr == r:
+                    continue
+                c = base + rr - 2
+                if c in hand:
+                    h += 1
+                elif c in unseen:
+                    n += 1
+            if h + n == 2:
+                chance += 1.0 if h == 2 else (q if h == 1 else q * q)
+        # A run on the table that ends two ranks away: one unseen card bridges it.
+        s = SUIT[card]
+        for lo, hi in self.table.run_ends(s):
+            if (hi == r - 2 and base + r - 3 in unseen) or (lo == r + 2 and base + r - 1 in unseen):
+                chance += q
+        return min(0.9, chance)
+
+    def card_values(self, hand: Sequence[Card]) -> list[float]:
+        """What each card of ``hand`` is worth to keep: its points times the
+        chance of melding it, less its points times the risk of still holding it."""
+        held = set(hand)
+        risk = self.risk
+        values = []
+        for card in hand:
+            p = self.meld_chance(card, held)
+            values.append(POINTS[card] * (p - (1 - p) * risk))
+        return values
+
+    def hand_value(self, hand: Sequence[Card]) -> float:
+        return sum(self.card_values(hand))
+
+    def danger(self, card: Card, opponent_hands: Sequence[int]) -> float:
+        """What discarding ``card`` may give the opponents: they lay it off on the
+        table, meld it with cards they are known to hold, or with unseen cards."""
+        pts = POINTS[card]
+        if self.table.taker(card) is not None:
+            return pts * 1.2
+        r = RANK[card]
+        known = self.opponent_known
+        if card >= FIRST_JOKER:
+            same = [c for c in range(FIRST_JOKER, 56) if c != card]
+        else:
+            same = [s * 13 + r - 2 for s in range(4) if s * 13 + r - 2 != card]
+        k = sum(1 for c in same if c in known)
+        if k >= 2:
+            return pts * 2.0
+        danger = pts * 0.5 if k == 1 else 0.0
+        if card < FIRST_JOKER:
+            base = card - r + 2
+            for low in (r - 2, r - 1, r):
+                if low < 2 or low + 2 > 14:
+                    continue
+                others = [base + rr - 2 for rr in (low, low + 1, low + 2) if rr != r]
+                kk = sum(1 for c in others if c in known)
+                if kk == 2:
+                    return pts * 2.0
+                if kk == 1:
+                    danger = max(danger, pts * 0.5)
+        # Unknown hands: the chance that an opponent holds two cards that meld with it.
+        u = len(self.unseen) or 1
+        pairs = self._unseen_pairs(card)
+        if pairs:
+            chance = sum((h / u) ** 2 for h in opponent_hands) * pairs
+            danger += pts * min(1.0, chance)
+        return danger
+
+    def _unseen_pairs(self, card: Card) -> int:
+        unseen = self.unseen
+        r = RANK[card]
+        if card >= FIRST_JOKER:
+            n = sum(1 for c in unseen if c >= FIRST_JOKER)
+            return n * (n - 1) // 2
+        n = sum(1 for s in range(4) if s * 13 + r - 2 in unseen)
+        pairs = n * (n - 1) // 2
+        base = card - r + 2
+        for low in (r - 2, r - 1, r):
+            if low < 2 or low + 2 > 14:
+                continue
+            if all(base + rr - 2 in unseen for rr in (low, low + 1, low + 2) if rr != r):
+                pairs += 1
+        return pairs
+
+    def partner_wants(self, card: Card) -> bool:
+        """Whether the partner is known to hold cards that meld with ``card``."""
+        known = self.partner_known
+        if not known:
+            return False
+        r = RANK[card]
+        if card >= FIRST_JOKER:
+            return sum(1 for c in known if c >= FIRST_JOKER) >= 2
+        if sum(1 for c in known if c < FIRST_JOKER and RANK[c] == r) >= 2:
+            return True
+        base = card - r + 2
+        for low in (r - 2, r - 1, r):
+            if low < 2 or low + 2 > 14:
+                continue
+            if all(base + rr - 2 in known for rr in (low, low + 1, low + 2) if rr != r):
+                return True
+        return False
+
+
+__all__ = ["JOKER_RANK", "Outlook"]

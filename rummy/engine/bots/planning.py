@@ -1,0 +1,195 @@
+"""Planning a turn's melds: which new melds and lay-offs lay down the most points.
+
+Works on plain cards and a light copy of the table (``TableState``) so that a
+bot can try many hands cheaply: the engine's ``Meld`` objects are never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..cards import FIRST_JOKER, POINTS, RANK, SUIT, Card
+from ..game import new_melds
+from ..melds import Meld
+
+JOKER_RANK = 15
+NEW = -1  # the meld id of a meld planned this turn, not yet on the table
+GOING_OUT = 25  # R7.3
+_NODE_CAP = 4000  # search nodes per plan: a huge hand falls back to the best found so far
+
+
+def meld_value(cards: Sequence[Card]) -> int:
+    """Points a new meld scores: its cards (R7.1), twice for four of a kind at once (R7.4)."""
+    value = sum(POINTS[c] for c in cards)
+    if len(cards) == 4 and RANK[cards[0]] == RANK[cards[1]]:
+        value *= 2
+    return value
+
+
+class TableState:
+    """The melds on the table reduced to what lay-offs need: how many more cards
+    each set takes (by rank, Jokers as rank 15) and each run's suit and ends."""
+
+    __slots__ = ("room", "runs")
+
+    def __init__(self, room: dict[int, tuple[int, int]], runs: list[list[int]]) -> None:
+        self.room = room  # rank -> (cards it still takes, meld id)
+        self.runs = runs  # [suit, low, high, meld id]
+
+    @classmethod
+    def from_melds(cls, melds: Iterable[Meld]) -> TableState:
+        room: dict[int, tuple[int, int]] = {}
+        runs: list[list[int]] = []
+        for meld in melds:
+            if meld.kind == "run":
+                runs.append([meld.suit, meld.low, meld.high, meld.id])
+            else:
+                r = JOKER_RANK if meld.kind == "jokers" else meld.rank
+                room[r] = (4 - len(meld.cards), meld.id)
+        return cls(room, runs)
+
+    def copy(self) -> TableState:
+        return TableState(dict(self.room), [list(run) for run in self.runs])
+
+    def add_meld(self, cards: Sequence[Card], meld_id: int = NEW) -> None:
+        first = cards[0]
+        if len(cards) <= 4 and RANK[first] == RANK[cards[-1]]:
+            self.room[RANK[first]] = (4 - len(cards), meld_id)
+        else:
+            self.runs.append([SUIT[first], RANK[first], RANK[cards[-1]], meld_id])
+
+    def taker(self, card: Card) -> int | None:
+        """The id of a meld that ``card`` alone may be laid off on (``NEW`` for a
+        planned one), or None."""
+        r = RANK[card]
+        room = self.room.get(r)
+        if room is not None and room[0] > 0:
+            return room[1]
+        if card < FIRST_JOKER:
+            s = SUIT[card]
+            for run in self.runs:
+                if run[0] == s and (r == run[1] - 1 or r == run[2] + 1):
+                    return run[3]
+        return None
+
+    def lay_off(self, card: Card) -> int | None:
+        """Lay ``card`` off if some meld takes it; the meld's id, or None."""
+        r = RANK[card]
+        room = self.room.get(r)
+        if room is not None and room[0] > 0:
+            self.room[r] = (room[0] - 1, room[1])
+            return room[1]
+        if card < FIRST_JOKER:
+            s = SUIT[card]
+            for run in self.runs:
+                if run[0] == s:
+                    if r == run[1] - 1:
+                        run[1] = r
+                        return run[3]
+                    if r == run[2] + 1:
+                        run[2] = r
+                        return run[3]
+        return None
+
+    def run_ends(self, suit: int) -> list[tuple[int, int]]:
+        return [(run[1], run[2]) for run in self.runs if run[0] == suit]
+
+
+def lay_off_all(cards: Iterable[Card], table: TableState) -> tuple[list[tuple[Card, int]], list[Card]]:
+    """Lay off every card that fits, again and again as runs grow. Returns the
+    lay-offs ``(card, meld id)`` in an order that can be played, and the rest."""
+    rest = sorted(cards)
+    done: list[tuple[Card, int]] = []
+    changed = True
+    while changed and rest:
+        changed = False
+        keep: list[Card] = []
+        for card in rest:
+            meld_id = table.lay_off(card)
+            if meld_id is None:
+                keep.append(card)
+            else:
+                done.append((card, meld_id))
+                changed = True
+        rest = keep
+    return done, rest
+
+
+@dataclass(slots=True)
+class Plan:
+    """What to lay down from a hand: new melds, then lay-offs; ``laid`` their points
+    (doubled fours counted twice), ``leftover`` the cards that stay in the hand."""
+
+    laid: int = 0
+    melds: list[tuple[Card, ...]] = field(default_factory=list)
+    layoffs: list[tuple[Card, int]] = field(default_factory=list)
+    leftover: list[Card] = field(default_factory=list)
+
+    @property
+    def goes_out(self) -> bool:
+        return not self.leftover
+
+
+def best_plan(hand: Sequence[Card], table: TableState) -> Plan:
+    """The melds and lay-offs that lay down the most points from ``hand``.
+
+    An exhaustive search over disjoint new melds (each leaf then lays off what it
+    can), capped for pathological hands. Ties go to the plan leaving fewer cards.
+    """
+    cards = sorted(hand)
+    candidates = new_melds(cards)
+    best = Plan(leftover=cards)
+    if not candidates:
+        layoffs, rest = lay_off_all(cards, table.copy())
+        if layoffs:
+            best = Plan(sum(POINTS[c] for c, _ in layoffs), [], layoffs, rest)
+        return best
+    by_card: dict[Card, list[tuple[Card, ...]]] = {}
+    for meld in candidates:
+        for card in meld:
+            by_card.setdefault(card, []).append(meld)
+    best_key = (-1, 0)
+    nodes = 0
+    used: set[Card] = set()  # in a chosen meld
+    skipped: set[Card] = set()  # decided: in no new meld
+    chosen: list[tuple[Card, ...]] = []
+
+    def leaf() -> None:
+        nonlocal best, best_key
+        t = table.copy()
+        value = 0
+        for meld in chosen:
+            t.add_meld(meld)
+            value += meld_value(meld)
+        layoffs, rest = lay_off_all((c for c in cards if c not in used), t)
+        value += sum(POINTS[c] for c, _ in layoffs)
+        key = (value + (GOING_OUT if not rest else 0), -len(rest))
+        if key > best_key:
+            best_key = key
+            best = Plan(value, list(chosen), layoffs, rest)
+
+    def search(i: int) -> None:
+        nonlocal nodes
+        nodes += 1
+        while i < len(cards) and (cards[i] in used or cards[i] in skipped or cards[i] not in by_card):
+            i += 1
+        if i == len(cards) or nodes > _NODE_CAP:
+            leaf()
+            return
+        card = cards[i]
+        for meld in by_card[card]:
+            if any(c in used or c in skipped for c in meld):
+                continue
+            used.update(meld)
+            chosen.append(meld)
+            search(i + 1)
+            chosen.pop()
+            used.difference_update(meld)
+        # Or leave this card out of every new meld (it may still be laid off).
+        skipped.add(card)
+        search(i + 1)
+        skipped.discard(card)
+
+    search(0)
+    return best
