@@ -23,14 +23,8 @@ from ..moves import Meld as MeldMove
 from ..views import PlayerView
 from .base import legal_or_raise
 from .memory import PileMemory
-from .outlook import Outlook
+from .outlook import DEFAULT_TUNING, Outlook, Tuning
 from .planning import GOING_OUT, TableState, best_plan, meld_value
-
-# A fresh card from the stock is worth a little more than nothing: it may meld.
-DRAW_BONUS = 2.0
-# Taking from the pile must beat the stock by this much: the pile shows the
-# opponents what this seat collects.
-TAKE_MARGIN = 1.0
 
 
 class HeuristicBot:
@@ -38,8 +32,9 @@ class HeuristicBot:
 
     name = "heuristic"
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, tuning: Tuning = DEFAULT_TUNING) -> None:
         self._rng = rng
+        self._tuning = tuning
         self._memory = PileMemory()
 
     # --- the whole turn ---------------------------------------------------------
@@ -79,6 +74,7 @@ class HeuristicBot:
             opponent_known=opp_known,
             partner_known=self._memory.known(partner, view, gone),
             min_other_hand=min(view.hand_counts[s] for s in range(4) if s != seat),
+            tuning=self._tuning,
         )
 
     # --- draw -------------------------------------------------------------------
@@ -89,10 +85,10 @@ class HeuristicBot:
         outlook = self._outlook(view, hand)
         base = moves[0]  # DrawStock, or Pass when the stock is empty
         plan = best_plan(hand, outlook.table)
+        tuning = self._tuning
+        best_score = plan.laid + outlook.hand_value(plan.leftover) + tuning.take_margin
         if isinstance(base, DrawStock):
-            best_score = plan.laid + outlook.hand_value(plan.leftover) + DRAW_BONUS + TAKE_MARGIN
-        else:
-            best_score = plan.laid + outlook.hand_value(plan.leftover) + TAKE_MARGIN
+            best_score += tuning.draw_bonus
         best: Move = base
         pile = view.discard_pile
         for move in moves:
@@ -159,7 +155,7 @@ class HeuristicBot:
             rest = hand[:i] + hand[i + 1 :]
             score = outlook.hand_value(rest) - outlook.danger(card, opp_hands)
             if next_opponent_uses(card) is None and outlook.partner_wants(card):
-                score += POINTS[card] * 0.5
+                score += POINTS[card] * self._tuning.partner_bonus
             score += self._rng.random() * 1e-6  # ties: any of them
             if best is None or score > best_score:
                 best, best_score = Discard(card), score

@@ -9,11 +9,33 @@ yet reach it from the stock. A card held at the end of a deal costs its points
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from ..cards import FIRST_JOKER, POINTS, RANK, SUIT, Card
 from .planning import JOKER_RANK, TableState
 
 FULL_STOCK = 27  # R3.2: the stock after the deal
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """The heuristic bot's weights, in one place so that variants can play each other."""
+
+    # Deals between sensible players end (someone goes out) with about this many
+    # cards left in the stock: draws after that will not happen.
+    end_stock: int = 0
+    risk_early: float = 0.55  # share of a hopeless card's points lost, at the deal's start
+    risk_late: float = 1.0  # ... and near its end
+    risk_short_hand: float = 0.2  # added when another player is close to going out
+    draw_bonus: float = 2.0  # a fresh card from the stock may meld
+    take_margin: float = 1.0  # a take must beat the stock by this much
+    danger_layoff: float = 1.2  # times the points of a discard the table takes
+    danger_known: float = 2.0  # ... that melds with two cards an opponent took
+    danger_half: float = 0.5  # ... that melds with one card an opponent took
+    partner_bonus: float = 0.5  # times the points of a discard the partner collects
+
+
+DEFAULT_TUNING = Tuning()
 
 
 def _card(suit: int, rank: int) -> Card:
@@ -24,7 +46,7 @@ class Outlook:
     """One turn's estimates: which cards are unseen, how likely an unseen card
     is to reach this seat, how soon the deal may end, who is known to hold what."""
 
-    __slots__ = ("opponent_known", "partner_known", "q", "risk", "table", "unseen")
+    __slots__ = ("opponent_known", "partner_known", "q", "risk", "table", "tuning", "unseen")
 
     def __init__(
         self,
@@ -37,7 +59,9 @@ class Outlook:
         opponent_known: set[Card],
         partner_known: set[Card],
         min_other_hand: int,
+        tuning: Tuning = DEFAULT_TUNING,
     ) -> None:
+        self.tuning = tuning
         self.table = table
         self.opponent_known = opponent_known
         self.partner_known = partner_known
@@ -46,13 +70,14 @@ class Outlook:
         self.unseen = unseen
         # This seat draws about every fourth card of the stock; each unseen card is
         # as likely as any other to be among them.
-        draws = stock_count / 4 + (0.5 if stock_count else 0.0)
+        left = max(0, stock_count - tuning.end_stock)
+        draws = left / 4 + (0.5 if stock_count else 0.0)
         self.q = min(0.9, draws / max(1, len(unseen)))
         # How much of a held card's points the deal's end will probably cost.
-        late = 1 - min(stock_count, FULL_STOCK) / FULL_STOCK
-        risk = 0.55 + 0.45 * late
+        late = 1 - min(left, FULL_STOCK) / (FULL_STOCK - tuning.end_stock)
+        risk = tuning.risk_early + (tuning.risk_late - tuning.risk_early) * late
         if min_other_hand <= 2:
-            risk += 0.2
+            risk += tuning.risk_short_hand
         self.risk = min(1.0, risk)
 
     def meld_chance(self, card: Card, hand: Sequence[Card] | set[Card]) -> float:
@@ -123,7 +148,7 @@ class Outlook:
         table, meld it with cards they are known to hold, or with unseen cards."""
         pts = POINTS[card]
         if self.table.taker(card) is not None:
-            return pts * 1.2
+            return pts * self.tuning.danger_layoff
         r = RANK[card]
         known = self.opponent_known
         if card >= FIRST_JOKER:
@@ -131,9 +156,10 @@ class Outlook:
         else:
             same = [s * 13 + r - 2 for s in range(4) if s * 13 + r - 2 != card]
         k = sum(1 for c in same if c in known)
+        tuning = self.tuning
         if k >= 2:
-            return pts * 2.0
-        danger = pts * 0.5 if k == 1 else 0.0
+            return pts * tuning.danger_known
+        danger = pts * tuning.danger_half if k == 1 else 0.0
         if card < FIRST_JOKER:
             base = card - r + 2
             for low in (r - 2, r - 1, r):
@@ -142,9 +168,9 @@ class Outlook:
                 others = [base + rr - 2 for rr in (low, low + 1, low + 2) if rr != r]
                 kk = sum(1 for c in others if c in known)
                 if kk == 2:
-                    return pts * 2.0
+                    return pts * tuning.danger_known
                 if kk == 1:
-                    danger = max(danger, pts * 0.5)
+                    danger = max(danger, pts * tuning.danger_half)
         # Unknown hands: the chance that an opponent holds two cards that meld with it.
         u = len(self.unseen) or 1
         pairs = self._unseen_pairs(card)
@@ -188,4 +214,4 @@ class Outlook:
         return False
 
 
-__all__ = ["JOKER_RANK", "Outlook"]
+__all__ = ["DEFAULT_TUNING", "JOKER_RANK", "Outlook", "Tuning"]

@@ -1,0 +1,222 @@
+"""Bots: they play only legal moves, see only their own view (R9), and the
+heuristic bot plays sensibly and beats the random bot clearly."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from rummy.engine import (
+    PACK,
+    Discard,
+    DrawStock,
+    Game,
+    LayOff,
+    MeldMove,
+    Move,
+    NextDeal,
+    Phase,
+    PlayerView,
+    Seating,
+    TakeDiscard,
+    parse_cards,
+    view_for,
+)
+from rummy.engine.bots import BOT_NAMES, Bot, HeuristicBot, NoMoveError, RandomBot, make_bot
+from rummy.sim import simulate
+
+from .positions import position
+
+
+def test_bot_names_and_factory() -> None:
+    assert set(BOT_NAMES) == {"random", "heuristic"}
+    assert isinstance(make_bot("random", random.Random(1)), RandomBot)
+    assert isinstance(make_bot("heuristic", random.Random(1)), HeuristicBot)
+    for name in BOT_NAMES:
+        assert make_bot(name, random.Random(1)).name == name
+
+
+def test_unknown_bot_name_lists_the_known_ones() -> None:
+    with pytest.raises(ValueError) as info:
+        make_bot("clever", random.Random(1))
+    message = str(info.value)
+    assert "clever" in message
+    for name in BOT_NAMES:
+        assert name in message
+
+
+class SpyBot:
+    """Wraps a bot: checks what it is given and that its move is legal."""
+
+    def __init__(self, inner: Bot) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    def choose(self, view: PlayerView) -> Move:
+        assert type(view) is PlayerView
+        legal = view.legal_moves()
+        move = self.inner.choose(view)
+        assert move in legal, (move, view)
+        self.calls += 1
+        return move
+
+
+@pytest.mark.parametrize("seating", ["chosen", "draw"])
+@pytest.mark.parametrize("lineup", [("random",) * 4, ("heuristic",) * 4, ("heuristic", "random") * 2])
+def test_bots_choose_only_legal_moves_and_finish_games(seating: Seating, lineup: tuple[str, ...]) -> None:
+    """Whole games of two deals (R3.1): every move a bot picks is one of its view's
+    legal moves, the engine accepts it from that seat, and every game ends."""
+    for seed in range(3):
+        game = Game(seed, seating=seating)
+        bots = [SpyBot(make_bot(name, random.Random(seed * 4 + s))) for s, name in enumerate(lineup)]
+        moves = 0
+        while not game.is_over:
+            seat = game.current
+            game.apply(bots[seat].choose(view_for(game, seat)), seat=seat)
+            moves += 1
+            assert moves < 5000, "the game does not end"
+        assert len(game.results) == 2
+        assert all(b.calls > 0 for b in bots)
+
+
+def _hide_differently(game: Game, seat: int, rng: random.Random) -> Game:
+    """The same game as ``seat`` sees it, with every card it cannot see (the other
+    hands and the stock, R9.2) dealt out again at random."""
+    other = game.clone()
+    hidden_places = [other.stock] + [other.hands[s] for s in range(4) if s != seat]
+    hidden = [c for place in hidden_places for c in place]
+    rng.shuffle(hidden)
+    for place in hidden_places:
+        n = len(place)
+        place[:] = hidden[:n]
+        del hidden[:n]
+    return other
+
+
+@pytest.mark.parametrize("name", BOT_NAMES)
+def test_bots_decide_from_their_view_only_R9_2(name: str) -> None:
+    """R9.2: a bot's choice depends only on its own view. The same position with
+    the other hands and the stock reshuffled (so the view is equal) gets the same
+    move from the same bot with the same rng, at every step of whole games."""
+    rng = random.Random(5)
+    checked = differs = 0
+    for seed in range(2):
+        game = Game(100 + seed, seating="chosen")
+        players = [make_bot(name, random.Random(s)) for s in range(4)]
+        twins = [make_bot(name, random.Random(s)) for s in range(4)]
+        while not game.is_over:
+            seat = game.current
+            view = view_for(game, seat)
+            move = players[seat].choose(view)
+            twin = _hide_differently(game, seat, rng)
+            twin_view = view_for(twin, seat)
+            assert twin_view == view
+            differs += twin.stock != game.stock
+            assert twins[seat].choose(twin_view) == move
+            checked += 1
+            game.apply(move)
+    assert checked > 100
+    assert differs > checked // 2  # the hidden cards really were dealt out anew
+
+
+def test_a_bot_refuses_a_view_where_it_has_no_move() -> None:
+    """A spectator's view, or another seat's turn: no legal move, a clear error."""
+    game = Game(3, seating="chosen")
+    for name in BOT_NAMES:
+        bot = make_bot(name, random.Random(0))
+        with pytest.raises(NoMoveError):
+            bot.choose(view_for(game, None))
+        with pytest.raises(NoMoveError):
+            bot.choose(view_for(game, (game.current + 1) % 4))
+
+
+def test_same_rng_same_game() -> None:
+    """Bots use only the rng they are given: seeded alike, they play alike."""
+
+    def play() -> tuple[Move, ...]:
+        game = Game(42, seating="chosen")
+        bots = [make_bot(n, random.Random(7 + s)) for s, n in enumerate(("heuristic", "random") * 2)]
+        while not game.is_over:
+            game.apply(bots[game.current].choose(view_for(game, game.current)))
+        return game.record().moves
+
+    assert play() == play()
+
+
+def test_heuristic_bot_beats_random_bot_clearly() -> None:
+    """Over 60 seeded games (30 duplicate pairs, each side on both seats) the
+    heuristic team wins at least 75%."""
+    result = simulate(60, 2024, ["heuristic", "random"])
+    heuristic = result.per_bot["heuristic"]
+    assert heuristic.played == 60
+    assert heuristic.wins >= 45, result.as_dict()
+    assert heuristic.score_sum > result.per_bot["random"].score_sum
+
+
+# --- the heuristic bot's play, in hand-built positions ---------------------------------
+
+
+def _choose(game: Game, seat: int = 0) -> Move:
+    return HeuristicBot(random.Random(0)).choose(view_for(game, seat))
+
+
+def test_heuristic_lays_four_of_a_kind_at_once_R7_4() -> None:
+    """R7.4: four Jacks laid down at once score double, so the bot lays all four
+    together rather than three and a lay-off."""
+    game = position(["Jc Jd Jh Js 3c 8d", "", "", ""], phase="meld")
+    assert _choose(game) == MeldMove(tuple(parse_cards("Jc Jd Jh Js")))
+
+
+def test_heuristic_goes_out_when_it_can_R4_4() -> None:
+    """R4.4: the bot melds and lays off its whole hand, and goes out."""
+    game = position(["7h 8h 9h Kc", "", "", ""], melds=[("Kd Ks Kh", 1)], phase="meld")
+    bot = HeuristicBot(random.Random(0))
+    while game.phase == "meld":
+        move = bot.choose(view_for(game, 0))
+        assert not isinstance(move, Discard)
+        game.apply(move)
+    assert game.results[-1].went_out == 0
+
+
+def test_heuristic_lays_off_on_its_partners_meld_R5_4() -> None:
+    """R5.4/R5.5: a lay-off on the partner's meld scores for the team: it lays off."""
+    game = position(["8h 3c Kd", "", "", ""], melds=[("5h 6h 7h", 2)], phase="meld")
+    assert _choose(game) == LayOff(0, parse_cards("8h")[0])
+
+
+def test_heuristic_takes_a_discard_that_makes_a_meld_R4_1() -> None:
+    """R4.1: the top card of the discard pile makes a set with two of the hand."""
+    game = position(["Qh Qd 3c 5d 8s 9h 2s", "", "", ""], discard="4c Qs")
+    move = _choose(game)
+    assert move == TakeDiscard(1, tuple(sorted(parse_cards("Qh Qd Qs"))))
+
+
+def _late_position(mine: str, pile: str, stock: str, phase: Phase = "draw") -> Game:
+    """A position late in the deal: a short stock, the other cards in the other hands."""
+    placed = parse_cards(mine) + parse_cards(pile) + parse_cards(stock)
+    rest = [c for c in PACK if c not in placed]
+    third = len(rest) // 3
+    hands = [parse_cards(mine), rest[:third], rest[third : 2 * third], rest[2 * third :]]
+    return position(hands, discard=pile, stock=stock, phase=phase)
+
+
+def test_heuristic_does_not_dig_for_a_small_meld_under_high_cards_late_R4_1() -> None:
+    """R4.1, R7.2: late in the deal, taking 2♣ (to meld 2-3-4♣) would bring eight
+    high cards into the hand: the bot draws from the stock instead."""
+    game = _late_position("3c 4c 8d 9s Jh 6h 2d", "2c Ks Kh Ad Ac Qd Jd 10s Qc", "7s 7d 5h")
+    assert _choose(game) == DrawStock()
+
+
+def test_heuristic_sheds_its_highest_card_late_in_the_deal_R7_2() -> None:
+    """R7.2: with the stock nearly gone and no card that melds, the Ace goes first."""
+    game = _late_position("Ah 3c 5d 8s Kc", "7c 4h", "7d 9s", phase="meld")
+    assert _choose(game) == Discard(parse_cards("Ah")[0])
+
+
+def test_heuristic_next_deal() -> None:
+    game = Game(8, seating="chosen")
+    rng = random.Random(0)
+    while game.phase != "deal_over":
+        game.apply(rng.choice(game.legal_moves()))
+    assert _choose(game, game.current) == NextDeal()

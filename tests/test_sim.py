@@ -1,0 +1,123 @@
+"""rummy-sim: bots against bots, headless; the same seed plays the same games."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rummy.engine.bots import BOT_NAMES
+from rummy.sim import lineups, main
+
+TIMING = {"seconds", "games_per_second", "actions_per_second"}
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[str, dict[str, Any]]:
+    assert main([*args, "--json"]) == 0
+    out = capsys.readouterr().out
+    last = out.strip().splitlines()[-1]
+    return out, json.loads(last)
+
+
+def test_json_last_line_has_the_results(capsys: pytest.CaptureFixture[str]) -> None:
+    out, data = run_json(capsys, "--games", "6", "--seed", "11", "--bots", "heuristic,random")
+    assert data["games"] == 6
+    assert data["seed"] == 11
+    assert data["bots"] == ["heuristic", "random"]
+    assert data["actions"] > 6 * 20  # whole games of two deals
+    assert data["seconds"] > 0
+    assert data["actions_per_second"] > 0 and data["games_per_second"] > 0
+    results = data["results"]
+    assert set(results) == {"heuristic", "random"}
+    for name, r in results.items():
+        assert r["played"] == 6, name
+        assert r["wins"] + r["ties"] + r["losses"] == 6
+    # Two bots, one per team: one's wins are the other's losses.
+    assert results["heuristic"]["wins"] == results["random"]["losses"]
+    assert results["heuristic"]["ties"] == results["random"]["ties"]
+    teams = data["teams"]
+    assert len(teams) == 2 and teams[0]["wins"] == teams[1]["losses"]
+    # The human summary comes first, per team and per bot, with the throughput.
+    assert "team 0" in out and "team 1" in out and "heuristic" in out and "moves/s" in out
+
+
+def test_same_seed_same_games(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("--games", "4", "--seed", "3", "--bots", "heuristic,random")
+    _, first = run_json(capsys, *args)
+    _, second = run_json(capsys, *args)
+    _, other = run_json(capsys, "--games", "4", "--seed", "4", "--bots", "heuristic,random")
+
+    def games(d: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in d.items() if k not in TIMING and k != "seed"}
+
+    assert games(first) == games(second)
+    assert games(first) != games(other)
+
+
+def test_lineups_swap_the_teams_every_other_game() -> None:
+    """Two names: team 0 and team 1, then swapped; four names: one per seat, then
+    every bot one seat to the left (so on the other team)."""
+    assert lineups(["a", "b"]) == (("a", "b", "a", "b"), ("b", "a", "b", "a"))
+    even, odd = lineups(["a", "b", "c", "d"])
+    assert even == ("a", "b", "c", "d") and odd == ("d", "a", "b", "c")
+    assert lineups(["a"]) == (("a",) * 4, ("a",) * 4)
+
+
+def test_results_are_per_bot_not_per_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    _, one = run_json(capsys, "--games", "3", "--seed", "1", "--bots", "random")
+    assert one["results"]["random"]["played"] == 6  # on both teams in every game
+    _, four = run_json(capsys, "--games", "4", "--seed", "1", "--bots", "heuristic,random,random,random")
+    assert four["results"]["heuristic"]["played"] == 4
+    assert four["results"]["random"]["played"] == 8  # on its own team and as a partner
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--bots", "clever"], "known bots: " + ", ".join(BOT_NAMES)),
+        (["--bots", "random,random,random"], "1, 2 or 4"),
+        (["--bots", ""], "unknown bot"),
+        (["--games", "0"], "at least 1"),
+        (["--games", "many"], "not a whole number"),
+        (["--seed", "-1"], "negative"),
+        (["--seed", "x"], "not a whole number"),
+        (["--frobnicate"], "unrecognized arguments"),
+    ],
+)
+def test_bad_arguments_give_a_clear_error_and_exit_code_2(
+    capsys: pytest.CaptureFixture[str], args: list[str], needle: str
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    assert info.value.code == 2
+    captured = capsys.readouterr()
+    assert needle in captured.err
+    assert captured.out == ""
+
+
+def _console_script() -> str:
+    script = Path(sys.executable).parent / "rummy-sim"
+    if not script.exists():
+        pytest.skip("the rummy-sim console script is not installed next to this Python")
+    return str(script)
+
+
+def test_console_script() -> None:
+    script = _console_script()
+    bad = subprocess.run([script, "--bots", "nobody"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2
+    assert "unknown bot 'nobody'" in bad.stderr and "random" in bad.stderr
+    good = subprocess.run(
+        [script, "--games", "2", "--seed", "9", "--bots", "heuristic", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert good.returncode == 0, good.stderr
+    data = json.loads(good.stdout.strip().splitlines()[-1])
+    assert data["games"] == 2 and data["results"]["heuristic"]["played"] == 4
+    assert good.stderr == ""  # no progress bar when stderr is not a terminal
