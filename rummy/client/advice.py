@@ -1,0 +1,165 @@
+"""What the player can do now, worked out from the engine's legal moves.
+
+The client never decides a rule itself: every hint, every choice of a card's use
+and every "this would go out" comes from ``PlayerView.legal_moves()`` (the same
+engine function the server checks moves with) or from counting cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from textual.content import Content
+
+from rummy.engine import (
+    Card,
+    Discard,
+    DrawStock,
+    LayOff,
+    MeldMove,
+    Move,
+    NextDeal,
+    Pass,
+    PlayerView,
+    TakeDiscard,
+)
+
+from . import text
+from .describe import meld_name
+from .model import Seats
+from .widgets.table.players import turn_part
+
+
+@dataclass(frozen=True, slots=True)
+class Hints:
+    """What could be played now: hand cards, discard-pile indexes, meld ids."""
+
+    hand: frozenset[Card] = frozenset()
+    pile: frozenset[int] = frozenset()
+    melds: frozenset[int] = frozenset()
+
+
+def hints(view: PlayerView) -> Hints:
+    hand: set[Card] = set()
+    pile: set[int] = set()
+    melds: set[int] = set()
+    held = set(view.hand or ())
+    for move in view.legal_moves():
+        match move:
+            case TakeDiscard(index, cards, meld_id):
+                pile.add(index)
+                hand.update(c for c in cards if c in held)
+                if meld_id is not None:
+                    melds.add(meld_id)
+            case MeldMove(cards):
+                hand.update(cards)
+            case LayOff(meld_id, card):
+                hand.add(card)
+                melds.add(meld_id)
+    return Hints(frozenset(hand), frozenset(pile), frozenset(melds))
+
+
+def take_options(view: PlayerView, index: int, selected: Iterable[Card] = ()) -> list[TakeDiscard]:
+    """The legal takes from ``index`` (R4.1). Hand cards the player selected narrow
+    the choice to the uses that include them, when any does."""
+    moves = [m for m in view.legal_moves() if isinstance(m, TakeDiscard) and m.index == index]
+    chosen = set(selected) & set(view.hand or ())
+    if chosen:
+        narrowed = [m for m in moves if chosen <= set(m.cards)]
+        if narrowed:
+            return narrowed
+    return moves
+
+
+def lay_off_options(view: PlayerView, card: Card) -> list[LayOff]:
+    return [m for m in view.legal_moves() if isinstance(m, LayOff) and m.card == card]
+
+
+def legal(view: PlayerView, move: Move) -> bool:
+    """Whether ``move`` is among the legal moves (meld cards in any order)."""
+    if isinstance(move, MeldMove):
+        move = MeldMove(tuple(sorted(move.cards)))
+    return move in view.legal_moves()
+
+
+def goes_out(view: PlayerView, move: Move) -> bool:
+    """Whether ``move`` would empty the hand while melding, ending the deal (R4.4)."""
+    held = len(view.hand or ())
+    match move:
+        case MeldMove(cards):
+            return held == len(cards)
+        case LayOff():
+            return held == 1
+        case TakeDiscard(index, cards, _):
+            return held + len(view.discard_pile) - index - len(cards) == 0
+    return False
+
+
+def move_words(move: Move, view: PlayerView, seats: Seats, ascii: bool = False) -> Content:
+    """A move as an option in a list: 'Take 7♥ and 2 more, meld 7♥ 7♠ 7♦'."""
+    melds = {m.id: m for m in view.melds}
+    match move:
+        case TakeDiscard(index, cards, meld_id):
+            target = view.discard_pile[index]
+            more = len(view.discard_pile) - index - 1
+            head = Content.assemble("Take ", text.card(target, ascii), f" and {more} more" if more else "")
+            if meld_id is None:
+                return Content.assemble(head, ", meld ", text.cards(cards, ascii))
+            use = Content.assemble(", lay off ", text.cards(cards, ascii), " on ")
+            return Content.assemble(head, use, meld_name(melds[meld_id], seats))
+        case LayOff(meld_id, card):
+            return Content.assemble(
+                "Lay off ", text.card(card, ascii), " on ", meld_name(melds[meld_id], seats)
+            )
+        case MeldMove(cards):
+            return Content.assemble("Meld ", text.cards(cards, ascii))
+        case Discard(card):
+            return Content.assemble("Discard ", text.card(card, ascii))
+        case DrawStock():
+            return Content("Draw from the stock")
+        case Pass():
+            return Content("Pass")
+        case NextDeal():
+            return Content("Start the next deal")
+    return Content(str(move))
+
+
+def prompt(view: PlayerView | None, seats: Seats, chosen: Sequence[Card], ascii: bool = False) -> Content:
+    """The always-visible line: what this player can do now."""
+    if view is None:
+        return Content("Waiting for the game to start.")
+    if view.phase == "game_over":
+        return Content("The game is over: a for another game, q to quit.")
+    current = text.plain(seats.who(view.current), "bold")
+    if view.seat is None:
+        return Content.assemble("You are watching. ", current, f" is {turn_part(view)}.")
+    if view.phase == "deal_over":
+        if view.my_turn:
+            return Content("The deal is over: press n to start the next deal (enter shows the scores).")
+        return Content.assemble("The deal is over. Waiting for ", current, " to start the next deal.")
+    if not view.my_turn:
+        return Content.assemble(
+            "Waiting for ", current, f" ({turn_part(view)}). You can sort (o), reorder (<, >) and chat (c)."
+        )
+    h = hints(view)
+    if view.phase == "draw":
+        takes = "t takes from the discard pile at the marked card"
+        if not h.pile:
+            takes = "no card of the discard pile can be used now"
+        if view.stock_count:
+            return Content(f"Your turn: s draws from the stock; {takes}.")
+        return Content(f"The stock is empty: {takes}; p passes.")
+    # The meld part of the turn: say what the chosen cards can do.
+    cards = list(chosen)
+    advice = "m melds the selected cards, l lays one off, d discards (ends the turn)."
+    if len(cards) >= 3 and legal(view, MeldMove(tuple(cards))):
+        return Content.assemble("Meld ready: ", text.cards(cards, ascii), " — press m. Or l, d.")
+    if len(cards) == 1:
+        fits = lay_off_options(view, cards[0])
+        if fits:
+            return Content.assemble(
+                text.card(cards[0], ascii),
+                f" fits {len(fits)} meld{'s' if len(fits) > 1 else ''}: l lays it off, d discards it.",
+            )
+    return Content(advice)

@@ -1,0 +1,127 @@
+"""Engine events and moves in words, for the log and for the choice of a move's use.
+
+Names are the players' own text, so they go in as literal content (``text.plain``).
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from rummy.engine import (
+    DealEnded,
+    DealStarted,
+    Discarded,
+    DiscardTaken,
+    Event,
+    GameEnded,
+    LaidOff,
+    Meld,
+    Melded,
+    PartnersDrawn,
+    Passed,
+    StockDrawn,
+    WentOut,
+    describe_card,
+)
+from rummy.engine.cards import RANK
+
+from . import text
+from .model import Seats
+
+_PART = Content | str
+
+
+def _who(seats: Seats, seat: int) -> Content:
+    return text.plain(seats.who(seat), "bold")
+
+
+def _line(*parts: _PART) -> Content:
+    return Content.assemble(*parts)
+
+
+def meld_name(meld: Meld, seats: Seats) -> Content:
+    """'North's run of hearts (meld 2)' / 'your set of 7s (meld 0)'."""
+    if meld.kind == "jokers":
+        what = "Joker set"
+    elif meld.kind == "set":
+        rank = RANK[meld.cards[0]]
+        what = f"set of {describe_card(meld.cards[0]).split(' of ')[0]}s" if rank > 10 else f"set of {rank}s"
+    else:
+        what = f"run of {describe_card(meld.cards[0]).split(' of ')[1]}"
+    owner = "your" if meld.laid_by == seats.me else f"{seats.name(meld.laid_by)}'s"
+    return _line(text.plain(owner), f" {what} (meld {meld.id})")
+
+
+def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | None:
+    """One event as a sentence (None for events that need no line of their own)."""
+    match event:
+        case PartnersDrawn(draw):
+            parts: list[_PART] = ["Draw for partners: "]
+            for k, round_ in enumerate(draw.rounds):
+                if k:
+                    parts.append("; tie, again: ")
+                for i, (player, card) in enumerate(round_):
+                    if i:
+                        parts.append(", ")
+                    seat = draw.seat_of_player[player]
+                    parts += [text.plain(seats.name(seat)), " ", text.card(card, ascii)]
+            parts.append(".")
+            return _line(*parts)
+        case DealStarted(deal, dealer, first):
+            return _line(
+                f"Deal {deal} of 2 begins. ",
+                _who(seats, dealer),
+                " dealt; ",
+                text.card(first, ascii),
+                " starts the discard pile.",
+            )
+        case StockDrawn(seat):
+            return _line(_who(seats, seat), " drew from the stock.")
+        case DiscardTaken(seat, _index, taken):
+            many = "" if len(taken) == 1 else f" and {len(taken) - 1} more"
+            return _line(
+                _who(seats, seat),
+                " took ",
+                text.card(taken[0], ascii),
+                many,
+                " from the discard pile: ",
+                text.cards(taken, ascii),
+                ".",
+            )
+        case Melded(seat, meld_id, cards, four_at_once):
+            double = " Four at once: they score double." if four_at_once else ""
+            return _line(
+                _who(seats, seat), " melded ", text.cards(cards, ascii), f" (meld {meld_id}).{double}"
+            )
+        case LaidOff(seat, meld_id, cards, owner):
+            whose = "their own" if owner == seat else ("your" if owner == seats.me else None)
+            owner_part: _PART = whose if whose is not None else _line(text.plain(seats.name(owner)), "'s")
+            return _line(
+                _who(seats, seat),
+                " laid off ",
+                text.cards(cards, ascii),
+                " on ",
+                owner_part,
+                f" meld {meld_id}.",
+            )
+        case Discarded(seat, card):
+            return _line(_who(seats, seat), " discarded ", text.card(card, ascii), ".")
+        case Passed(seat, in_a_row):
+            return _line(_who(seats, seat), f" passed ({in_a_row} in a row).")
+        case WentOut(seat):
+            return _line(_who(seats, seat), " went out!")
+        case DealEnded(result):
+            a, b = result.scores[0].total, result.scores[1].total
+            why = "on four passes" if result.ended_by == "passes" else "when a player went out"
+            return _line(
+                f"Deal {result.deal} ended {why}: {text.team_name(0, ascii)} {a:+d}, "
+                f"{text.team_name(1, ascii)} {b:+d}."
+            )
+        case GameEnded(totals, winner):
+            a, b = totals
+            if winner is None:
+                return _line(f"The game is over: a tie at {a} each.")
+            return _line(
+                f"The game is over: {text.team_name(winner, ascii)} win, {max(a, b)} to {min(a, b)}."
+            )
+    return None

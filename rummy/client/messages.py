@@ -1,0 +1,36 @@
+"""App-wide messages: what screens ask the app to send, and what the connection
+tells the app. A widget's own events are nested in the widget's class instead."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from rummy.engine import Move
+
+
+@dataclass
+class PlayMove(Message):
+    """The player chose a move; the app sends it to the server."""
+
+    move: Move
+
+
+@dataclass
+class SendChat(Message):
+    """The player typed a chat line."""
+
+    text: str
+
+
+class ReadyForNextDeal(Message):
+    """At a deal's end: this player is ready for the next deal."""
+
+
+class PlayAgainRequested(Message):
+    """After the game: play again with the same four."""
+
+
+class LeaveTable(Message):
+    """Back to the lobby."""

@@ -1,0 +1,135 @@
+"""Small modal screens: confirm, choose one of several, the keys, too small."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import ClassVar, Generic, TypeVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, OptionList, Static
+from textual.widgets.option_list import Option
+
+T = TypeVar("T")
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question; y or enter says yes, n or escape says no."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+        Binding("left,right", "app.focus_next", "Move", show=False),
+    ]
+
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
+        super().__init__(classes="modal")
+        self.question = question
+        self.yes, self.no = yes, no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content(self.question), classes="question")
+            with Horizontal(classes="buttons"):
+                yield Button(f"{self.yes} (y)", id="yes", variant="primary")
+                yield Button(f"{self.no} (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#yes", Button).focus()
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+class ChooseScreen(ModalScreen[T | None], Generic[T]):
+    """Pick one of several options (up/down and enter, a number key, or the mouse);
+    escape picks none."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        *(Binding(str(i + 1), f"pick({i})", f"Option {i + 1}", show=False) for i in range(9)),
+    ]
+
+    def __init__(self, title: str, options: Sequence[tuple[Content | str, T]]) -> None:
+        super().__init__(classes="modal")
+        self.title_text = title
+        self.options = list(options)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Content(self.title_text), classes="question")
+            yield OptionList(
+                *(
+                    Option(Content.assemble(f"{i + 1}. " if i < 9 else "   ", label), id=str(i))
+                    for i, (label, _) in enumerate(self.options)
+                ),
+                id="choices",
+            )
+            yield Static(Content("enter chooses, escape cancels"), classes="dim")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_pick(event.option_index)
+
+    def action_pick(self, index: int) -> None:
+        if 0 <= index < len(self.options):
+            self.dismiss(self.options[index][1])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key of the screen underneath, in groups."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q,enter", "close", "Close")]
+
+    def __init__(self, title: str, groups: Iterable[tuple[str, Sequence[tuple[str, str]]]]) -> None:
+        super().__init__(classes="modal")
+        self.title_text = title
+        self.groups = list(groups)
+
+    def compose(self) -> ComposeResult:
+        lines: list[Content] = [Content.styled(self.title_text, "bold"), Content("")]
+        for heading, keys in self.groups:
+            lines.append(Content.styled(heading, "bold underline"))
+            for key, what in keys:
+                lines.append(Content.assemble((f"  {key:<18}", "bold"), what))
+            lines.append(Content(""))
+        lines.append(Content.styled("Press escape or ? to close.", "dim"))
+        with VerticalScroll(classes="dialog help"):
+            yield Static(Content("\n").join(lines))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class TooSmallScreen(Screen[None]):
+    """Shown instead of everything else while the terminal is under 80x24."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="too-small-text")
+
+    def on_mount(self) -> None:
+        self.show_size(self.app.size.width, self.app.size.height)
+
+    def show_size(self, width: int, height: int) -> None:
+        self.query_one("#too-small-text", Static).update(
+            Content(
+                f"This terminal is {width}x{height}. Persian Rummy needs at least "
+                f"{MIN_WIDTH}x{MIN_HEIGHT}: please make the window larger."
+            )
+        )

@@ -1,0 +1,174 @@
+"""The end of a deal (every hand and each team's score, R7) and of the game (R8)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from rummy.engine import SEAT_NAMES, DealResult, points
+from rummy.engine.scoring import totals, winner
+
+from .. import text
+from ..model import Seats
+
+DealChoice = Literal["next", "close"]
+GameChoice = Literal["again", "lobby", "quit", "details"]
+
+
+def _row(label: str, a: int | str, b: int | str, style: str = "") -> Content:
+    return Content.styled(f"{label:<22}{a!s:>8}{b!s:>8}", style)
+
+
+def deal_breakdown(
+    result: DealResult, seats: Seats, previous_totals: tuple[int, int], ascii: bool
+) -> Content:
+    """Every hand, then the score table of R7 for both teams."""
+    if result.ended_by == "out" and result.went_out is not None:
+        head = Content.assemble(
+            f"Deal {result.deal} is over: ", text.plain(seats.who(result.went_out), "bold"), " went out."
+        )
+    else:
+        head = Content(f"Deal {result.deal} is over: four passes in a row with the stock empty.")
+    lines: list[Content] = [head, Content(""), Content.styled("Hands at the end", "bold underline")]
+    for seat in range(4):
+        hand = result.hands[seat]
+        name = text.plain(seats.name(seat)[:14].ljust(14))
+        cards = text.cards(hand, ascii) if hand else Content.styled("no cards", "dim")
+        minus = sum(points(c) for c in hand)
+        lines.append(
+            Content.assemble(
+                f"  {SEAT_NAMES[seat]:<6}",
+                name,
+                f" {text.team_name(seat % 2, ascii)}  ",
+                cards,
+                Content.styled(f"  (-{minus})" if minus else "", "dim"),
+            )
+        )
+    a, b = result.scores
+    t0, t1 = text.team_name(0, ascii), text.team_name(1, ascii)
+    lines += [
+        Content(""),
+        _row("", t0, t1, "bold underline"),
+        _row("Cards laid", a.laid, b.laid),
+        _row("Doubled fours", a.doubled_fours, b.doubled_fours),
+        _row("Cards in hand", a.in_hand, b.in_hand),
+        _row("Going-out bonus", a.going_out, b.going_out),
+        _row("Deal total", a.total, b.total, "bold"),
+        _row("Game totals", previous_totals[0] + a.total, previous_totals[1] + b.total, "bold"),
+    ]
+    return Content("\n").join(lines)
+
+
+class DealEndScreen(ModalScreen[DealChoice]):
+    """Shown when a deal ends. ``can_start`` when this player starts the next deal."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "choose('next')", "Next deal"),
+        Binding("escape,enter", "choose('close')", "Close"),
+    ]
+
+    def __init__(
+        self, results: Sequence[DealResult], seats: Seats, can_start: bool, ascii: bool = False
+    ) -> None:
+        super().__init__(classes="modal")
+        self.results = list(results)
+        self.seats = seats
+        self.can_start = can_start
+        self.ascii = ascii
+
+    def compose(self) -> ComposeResult:
+        result = self.results[-1]
+        before = totals(self.results[:-1])
+        with Vertical(classes="dialog results"):
+            yield Static(deal_breakdown(result, self.seats, before, self.ascii), id="breakdown")
+            with Horizontal(classes="buttons"):
+                if self.can_start:
+                    yield Button("Next deal (n)", id="next", variant="primary")
+                yield Button("Close (esc)", id="close")
+            if not self.can_start and result.deal < 2:
+                yield Static(Content("The next dealer starts deal 2."), classes="dim")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose" and parameters == ("next",):
+            return self.can_start
+        return True
+
+    def action_choose(self, choice: DealChoice) -> None:
+        self.dismiss(choice)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss("next" if event.button.id == "next" else "close")
+
+
+class GameEndScreen(ModalScreen[GameChoice]):
+    """The winner, the totals per deal, and what next."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "choose('again')", "Play again"),
+        Binding("l", "choose('lobby')", "Lobby"),
+        Binding("d", "choose('details')", "Last deal"),
+        Binding("q", "choose('quit')", "Quit"),
+    ]
+
+    def __init__(
+        self, results: Sequence[DealResult], seats: Seats, ascii: bool = False, lobby: bool = True
+    ) -> None:
+        super().__init__(classes="modal")
+        self.results = list(results)
+        self.seats = seats
+        self.ascii = ascii
+        self.lobby = lobby
+
+    def summary(self) -> Content:
+        a, b = totals(self.results)
+        won = winner(self.results)
+        me = self.seats.me
+        t0, t1 = text.team_name(0, self.ascii), text.team_name(1, self.ascii)
+        if won is None:
+            head = f"The game is a tie: {a} to {b}."
+        else:
+            names = f"{self.seats.name(won)} and {self.seats.name(won + 2)}"
+            you = ""
+            if me is not None:
+                you = " You win!" if me % 2 == won else " You lose."
+            head = f"{text.team_name(won, self.ascii)} win, {max(a, b)} to {min(a, b)}: {names}.{you}"
+        lines = [
+            Content.styled(text.clean(head, 300), "bold"),
+            Content(""),
+            _row("", t0, t1, "bold underline"),
+        ]
+        for result in self.results:
+            lines.append(_row(f"Deal {result.deal}", result.scores[0].total, result.scores[1].total))
+        lines.append(_row("Total", a, b, "bold"))
+        return Content("\n").join(lines)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog results"):
+            yield Static(self.summary(), id="summary")
+            with Horizontal(classes="buttons"):
+                yield Button("Play again (a)", id="again", variant="primary")
+                if self.lobby:
+                    yield Button("Lobby (l)", id="lobby")
+                yield Button("Last deal (d)", id="details")
+                yield Button("Quit (q)", id="quit")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose" and parameters == ("lobby",):
+            return self.lobby
+        return True
+
+    def action_choose(self, choice: GameChoice) -> None:
+        self.dismiss(choice)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id)  # type: ignore[arg-type]
