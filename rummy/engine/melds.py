@@ -85,7 +85,7 @@ class Meld:
                 return False
             r = RANK[card]
             return r == self.low - 1 or r == self.high + 1
-        if len(self.cards) >= 4:
+        if len(self.cards) >= 4 or card in self.cards:  # a card already here is no new card
             return False
         if self.kind == "jokers":
             return card >= FIRST_JOKER

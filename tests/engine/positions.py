@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from rummy.engine import PACK, Card, Game, Meld, Phase, parse_cards
+from rummy.engine import PACK, Card, Game, Meld, MeldMove, Phase, TakeDiscard, parse_card, parse_cards
 
 CardsSpec = str | Sequence[Card]
 # A meld on the table: (cards, laid_by) or (cards, laid_by, owner of each card).
@@ -22,6 +22,21 @@ MeldSpec = tuple[CardsSpec, int] | tuple[CardsSpec, int, Sequence[int]]
 def cards(spec: CardsSpec) -> list[Card]:
     """Cards from text ("7h 8h 9h", "Jk Jk2") or from a list of ids."""
     return parse_cards(spec) if isinstance(spec, str) else list(spec)
+
+
+def c(text: str) -> Card:
+    """One card from its text."""
+    return parse_card(text)
+
+
+def take(index: int, spec: CardsSpec, meld_id: int | None = None) -> TakeDiscard:
+    """A take from the discard pile, its cards sorted as ``legal_moves`` lists them."""
+    return TakeDiscard(index, tuple(sorted(cards(spec))), meld_id)
+
+
+def meld(spec: CardsSpec) -> MeldMove:
+    """A new meld from the hand, its cards sorted as ``legal_moves`` lists them."""
+    return MeldMove(tuple(sorted(cards(spec))))
 
 
 def position(
