@@ -18,6 +18,7 @@ from .codec import (
 )
 from .errors import ProtocolError
 from .messages import (
+    DEFAULT_PORT,
     PROTOCOL_VERSION,
     AddBot,
     ChairInfo,
@@ -68,6 +69,7 @@ from .wire import (
 
 __all__ = [
     "CHAT_LIMIT",
+    "DEFAULT_PORT",
     "MAX_CLIENT_FRAME",
     "MAX_SERVER_FRAME",
     "NAME_LIMIT",

@@ -43,6 +43,7 @@ NOT_DEAL_OVER = "not-deal-over"  # ready outside a deal's end
 BAD_TOKEN = "bad-token"  # no chair has this token
 SPECTATOR = "spectator"  # spectators do not move
 STALE = "stale"  # the move answers an older state of the game
+REPLACED = "replaced"  # another connection took this chair back with its token
 
 
 @dataclass(frozen=True, slots=True)

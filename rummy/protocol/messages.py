@@ -23,6 +23,7 @@ from msgspec import Meta
 from .wire import EventWire, MoveWire, Seat, Seating, ViewWire
 
 PROTOCOL_VERSION = 1
+DEFAULT_PORT = 7325  # where rummy-server listens unless told otherwise
 
 RequestId = Annotated[int, Meta(ge=0, le=2**53)]
 TableId = Annotated[int, Meta(ge=1, le=2**53)]
@@ -294,9 +295,11 @@ class Clock(_Push, tag="clock"):
 
 
 class ChatLine(_Push, tag="chat_line"):
-    """Something said at the table; ``chair`` nil: the server speaking."""
+    """Something said at the table: by the player in ``chair`` (``by`` ``player``), by a
+    spectator (``chair`` nil) or by the server itself (``name`` empty)."""
 
     table_id: TableId
+    by: Literal["player", "spectator", "server"]
     chair: Chair | None
     name: str
     text: str

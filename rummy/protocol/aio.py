@@ -1,0 +1,168 @@
+"""A tiny asyncio client over the protocol, for tests, load generators and bots.
+
+It is the one module of ``rummy.protocol`` that touches a socket, and nothing
+else in the package imports it. ``request`` sends a request and returns the
+server's direct answer (the message repeating its id); every push updates the
+client's picture (``table``, ``game``, ``view``, ``clock``, ``lobby``, ``chat``)
+and can be awaited with ``until``::
+
+    c = await Client.connect(host, port)
+    await c.request(Hello, version=PROTOCOL_VERSION, name="Ann")
+    seated = await c.request(CreateTable, name="Ann's", options=TableOptions())
+    await c.until(lambda c: c.view is not None and c.view.my_turn)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from ..engine import Move, PlayerView
+from .codec import encode, server_decoder
+from .errors import ProtocolError
+from .messages import (
+    ChatLine,
+    Clock,
+    Error,
+    GameUpdate,
+    Lobby,
+    LobbyGone,
+    LobbyTable,
+    MoveRequest,
+    ServerMessage,
+    Table,
+    TableInfo,
+)
+from .wire import move_to_wire, view_from_wire
+
+
+class Client:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, keep_frames: bool) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._ids = itertools.count(1)
+        self._answers: dict[int, asyncio.Future[ServerMessage]] = {}
+        self._changed = asyncio.Event()
+        self.keep_frames = keep_frames
+        self.frames: list[bytes] = []  # every frame received, when keep_frames
+        self.received: list[ServerMessage | ProtocolError] = []
+        self.errors: list[Error] = []  # errors without a request id (fatal ones too)
+        self.table: TableInfo | None = None
+        self.game: GameUpdate | None = None
+        self.view: PlayerView | None = None
+        self.clock: Clock | None = None
+        self.lobby: dict[int, TableInfo] = {}
+        self.chat: list[ChatLine] = []
+        self.closed = False
+        self._task = asyncio.get_running_loop().create_task(self._read())
+
+    @classmethod
+    async def connect(cls, host: str, port: int, keep_frames: bool = False) -> Client:
+        reader, writer = await asyncio.open_connection(host, port)
+        return cls(reader, writer, keep_frames)
+
+    async def close(self) -> None:
+        self._writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self._writer.wait_closed()
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+    # --- sending ---------------------------------------------------------------------
+
+    def send_raw(self, data: bytes) -> None:
+        self._writer.write(data)
+
+    async def request(self, kind: type[Any], timeout: float = 10.0, **fields: Any) -> ServerMessage:
+        """Send ``kind(id=<next id>, **fields)`` and return the answer with that id."""
+        rid = next(self._ids)
+        answer: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
+        self._answers[rid] = answer
+        self._writer.write(encode(kind(id=rid, **fields)))
+        try:
+            return await asyncio.wait_for(answer, timeout)
+        finally:
+            self._answers.pop(rid, None)
+
+    async def move(self, move: Move, after: int | None = None) -> ServerMessage:
+        return await self.request(MoveRequest, move=move_to_wire(move), after=after)
+
+    # --- receiving ---------------------------------------------------------------------
+
+    async def until(self, condition: Callable[[Client], bool], timeout: float = 10.0) -> None:
+        """Wait until ``condition(self)`` holds (checked after every message)."""
+
+        async def wait() -> None:
+            while not condition(self):
+                if self.closed:
+                    raise ConnectionError("the server closed the connection")
+                self._changed.clear()
+                await self._changed.wait()
+
+        await asyncio.wait_for(wait(), timeout)
+
+    async def _read(self) -> None:
+        decoder = server_decoder()
+        try:
+            while True:
+                data = await self._reader.read(65536)
+                if not data:
+                    break
+                if self.keep_frames:
+                    self._keep(data)
+                for item in decoder.feed(data):
+                    self.received.append(item)
+                    if not isinstance(item, ProtocolError):
+                        self._take(item)
+                    self._changed.set()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            self.closed = True
+            for answer in self._answers.values():
+                if not answer.done():
+                    answer.set_exception(ConnectionError("the server closed the connection"))
+            self._changed.set()
+
+    _partial = b""
+
+    def _keep(self, data: bytes) -> None:
+        buf = self._partial + data
+        while len(buf) >= 4:
+            end = 4 + int.from_bytes(buf[:4], "big")
+            if len(buf) < end:
+                break
+            self.frames.append(buf[:end])
+            buf = buf[end:]
+        self._partial = buf
+
+    def _take(self, m: ServerMessage) -> None:
+        rid = getattr(m, "id", None)
+        if rid is not None and rid in self._answers:
+            if not self._answers[rid].done():
+                self._answers[rid].set_result(m)
+            return
+        match m:
+            case Error():
+                self.errors.append(m)
+            case Table(table=t):
+                self.table = t
+            case GameUpdate():
+                self.game = m
+                self.view = view_from_wire(m.view)
+            case Clock():
+                self.clock = m
+            case Lobby(tables=ts):
+                self.lobby = {t.table_id: t for t in ts}
+            case LobbyTable(table=t):
+                self.lobby[t.table_id] = t
+            case LobbyGone(table_id=tid):
+                self.lobby.pop(tid, None)
+            case ChatLine():
+                self.chat.append(m)
+            case _:
+                pass

@@ -1,0 +1,90 @@
+"""``rummy-server``: parse the arguments, set up logging, run until stopped.
+
+Kept small on purpose: ``build_parser`` and ``serve`` are meant to be extended
+(an SSH front end adds its own options and starts beside the game server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import socket
+import sys
+from pathlib import Path
+
+from platformdirs import user_state_dir
+
+from ..protocol.messages import DEFAULT_PORT
+from .listener import Server, start_server
+
+
+def default_db() -> Path:
+    return Path(user_state_dir("rummy")) / "server.db"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rummy-server", description="Host Persian Rummy tables for friends.")
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
+    p.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)"
+    )
+    p.add_argument("--db", type=Path, default=None, help=f"SQLite file (default {default_db()})")
+    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    p.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before a move")
+    p.add_argument("--deal-pause", type=float, default=15.0, help="seconds between deals unless all ready")
+    p.add_argument("--max-connections", type=int, default=5000)
+    p.add_argument("--max-per-address", type=int, default=64)
+    return p
+
+
+def public_address(server: Server) -> str:
+    """The address to give players: when listening on all interfaces, this machine's
+    address on the network (found without sending anything)."""
+    host = server.host
+    if host in ("0.0.0.0", "::"):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+                probe.connect(("192.0.2.1", 9))  # TEST-NET-1: routing only, no packet sent
+                host = probe.getsockname()[0]
+        except OSError:
+            host = socket.gethostname()
+    return f"{host}:{server.port}"
+
+
+async def serve(args: argparse.Namespace) -> None:
+    server = await start_server(
+        args.host,
+        args.port,
+        args.db or default_db(),
+        bot_delay=args.bot_delay,
+        deal_pause=args.deal_pause,
+        max_connections=args.max_connections,
+        max_per_address=args.max_per_address,
+    )
+    print(
+        f"rummy-server listening on {server.address};"
+        f" players join with: rummy-client {public_address(server)}",
+        flush=True,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level.upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    asyncio.run(serve(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""The TCP listener: accepts connections within the caps and runs a session for each.
+
+``start_server`` is the one public entry (the client's local game and the
+tests use it): it opens the storage, restores what it holds, listens, and
+returns the running ``Server``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..protocol import errors as E
+from ..protocol.codec import encode
+from ..protocol.messages import Error
+from .lobby import Lobby
+from .options import ServerOptions
+from .session import Session
+from .storage import Storage
+
+log = logging.getLogger(__name__)
+
+
+class Server:
+    """A running server: ``host``, ``port``, ``address`` ("host:port") and ``close()``."""
+
+    def __init__(self, storage: Storage, options: ServerOptions) -> None:
+        self.storage = storage
+        self.options = options
+        self.lobby = Lobby(storage, options)
+        self.sessions: set[Session] = set()
+        self._per_address: Counter[str] = Counter()
+        self._listener: asyncio.base_events.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.host = ""
+        self.port = 0
+
+    @property
+    def address(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+    async def listen(self, host: str, port: int) -> None:
+        self._listener = await asyncio.start_server(self._accept, host, port, backlog=1024)
+        sockname = self._listener.sockets[0].getsockname()
+        self.host, self.port = sockname[0], sockname[1]
+        log.info("listening on %s (storage %s)", self.address, self.storage.path)
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        address = str(peer[0]) if peer else "?"
+        if len(self.sessions) >= self.options.max_connections or (
+            self._per_address[address] >= self.options.max_per_address
+        ):
+            log.warning("refused a connection from %s: too many", address)
+            writer.write(
+                encode(Error(id=None, code=E.TOO_MANY_CONNECTIONS, text="The server is full.", fatal=True))
+            )
+            writer.close()
+            return
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)  # notice peers that vanished
+            if sock.family in (socket.AF_INET, socket.AF_INET6):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        session = Session(self, reader, writer, address)
+        self.sessions.add(session)
+        self._per_address[address] += 1
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        log.debug("connection from %s", address)
+        try:
+            await session.run()
+        finally:
+            self.sessions.discard(session)
+            self._per_address[address] -= 1
+            if self._per_address[address] <= 0:
+                del self._per_address[address]
+            if task is not None:
+                self._tasks.discard(task)
+
+    async def close(self) -> None:
+        """Stop listening, say goodbye to every connection, finish the writes in flight."""
+        if self._listener is not None:
+            self._listener.close()
+        await self.lobby.stop()
+        for session in list(self.sessions):
+            session.fail(E.SHUTTING_DOWN, "The server is shutting down.")
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=5)
+        if self._listener is not None:
+            await self._listener.wait_closed()
+        await self.storage.close()
+        log.info("stopped")
+
+    async def serve_forever(self) -> None:
+        assert self._listener is not None
+        await self._listener.serve_forever()
+
+
+async def start_server(
+    host: str = "127.0.0.1", port: int = 0, db_path: str | Path | None = None, **options: Any
+) -> Server:
+    """Open the storage (in memory when ``db_path`` is None), restore its tables and
+    unfinished games, and listen on ``host``:``port`` (0: any free port).
+
+    ``options`` are the fields of ``ServerOptions`` (``bot_delay``, ``deal_pause``...).
+    """
+    settings = replace(ServerOptions(), **options)
+    storage = Storage(db_path)
+    server = Server(storage, settings)
+    server.lobby.restore(storage.load())
+    await server.listen(host, port)
+    server.lobby.start()
+    return server

@@ -1,0 +1,25 @@
+"""A token bucket: ``rate`` requests a second on average, ``burst`` at once."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+
+class TokenBucket:
+    def __init__(self, rate: float, burst: int, now: Callable[[], float] = time.monotonic) -> None:
+        self._rate = rate
+        self._burst = float(burst)
+        self._tokens = float(burst)
+        self._now = now
+        self._last = now()
+
+    def allow(self) -> bool:
+        """Take one token if there is one."""
+        now = self._now()
+        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+        self._last = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False

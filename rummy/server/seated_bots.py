@@ -1,0 +1,170 @@
+"""What moves at a table when no person does: bots, stand-ins, the clock, the next deal.
+
+After every change at its table (a move, someone leaving or coming back, a
+"ready"), ``Autoplay.replan`` looks at who is to act and arranges one thing:
+
+- a bot's chair, or an away player's chair at a table whose ``on_drop`` is
+  ``bot``, is played by the engine's heuristic bot after ``bot_delay`` seconds
+  (so people can follow); the player takes the chair back on return;
+- with a turn timer, the seat to act has ``turn_seconds`` for its turn. The
+  clock is paused while no player is present at the table (nobody could act
+  on it). When it runs out the server plays the rest of that turn with the
+  bot and says so in the chat;
+- at a deal's end (phase ``deal_over``) the next deal starts when every
+  present player has said ``ready``, or after ``deal_pause`` seconds.
+
+The bots see only their seat's view (R9), like any player.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+import time
+from typing import TYPE_CHECKING
+
+from ..engine import view_for
+from ..engine.bots import Bot, make_bot
+from ..protocol.messages import Clock
+from .clock import TurnClock
+from .peer import Refused
+
+if TYPE_CHECKING:
+    from .table import Table
+
+log = logging.getLogger(__name__)
+
+BOT = "heuristic"
+
+
+class Autoplay:
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.clock = TurnClock()
+        self._turn: tuple[int, int, int] | None = None  # (game id, deal, seat) of the turn under way
+        self._expired: tuple[int, int, int] | None = None  # a turn whose time ran out
+        self._next_deal_at: float | None = None  # monotonic
+        self._action: asyncio.TimerHandle | None = None
+        self._alarm: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._bots: dict[int, Bot] = {}
+        self._shown: tuple[object, ...] | None = None  # the clock as last pushed
+
+    def cancel(self) -> None:
+        self._cancel_timers()
+        for task in self._tasks:
+            task.cancel()
+
+    def _cancel_timers(self) -> None:
+        for handle in (self._action, self._alarm):
+            if handle is not None:
+                handle.cancel()
+        self._action = self._alarm = None
+
+    def replan(self) -> None:
+        table = self.table
+        if table.closed:
+            return
+        self._cancel_timers()
+        game = table.game
+        options = table.lobby.options
+        loop = asyncio.get_running_loop()
+        if game is None or table.status != "playing":
+            self._turn = self._expired = self._next_deal_at = None
+            self.clock.stop()
+        elif game.phase == "deal_over":
+            self._turn = None
+            self.clock.stop()
+            now = time.monotonic()
+            if self._next_deal_at is None:
+                self._next_deal_at = now + options.deal_pause
+            delay = 0.0 if table.all_present_ready() else max(0.0, self._next_deal_at - now)
+            self._action = loop.call_later(delay, self._spawn, table.next_deal)
+        else:
+            self._next_deal_at = None
+            seat = game.current
+            turn = (table.game_id, game.deal, seat)
+            chair = table.chair_of_seat(seat)
+            if turn != self._turn:
+                self._turn, self._expired = turn, None
+                if table.options.turn_seconds and not chair.bot:
+                    self.clock.start(seat, table.options.turn_seconds)
+                else:
+                    self.clock.stop()
+            stand_in = (
+                chair.bot
+                or (chair.session is None and table.options.on_drop == "bot")
+                or self._expired == turn
+            )
+            if stand_in:
+                n = len(game.moves)
+                self._action = loop.call_later(
+                    options.bot_delay, self._spawn, lambda: self._bot_move(seat, n)
+                )
+            if self.clock.running:
+                if stand_in or not table.humans_present():
+                    self.clock.pause()
+                else:
+                    self.clock.resume()
+                    left = self.clock.remaining() or 0.0
+                    self._alarm = loop.call_later(left, self._time_up, turn)
+        self._push_clock_if_changed()
+
+    def _spawn(self, make: object) -> None:
+        assert callable(make)
+        task: asyncio.Task[None] = asyncio.ensure_future(make())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _bot_move(self, seat: int, n: int) -> None:
+        table = self.table
+        game = table.game
+        if game is None or len(game.moves) != n or game.current != seat or table.closed:
+            return  # the game moved on meanwhile
+        bot = self._bots.get(seat)
+        if bot is None:
+            bot = self._bots[seat] = make_bot(BOT, random.Random(secrets.randbits(64)))
+        view = view_for(game, seat)
+        try:
+            move = bot.choose(view)
+        except Exception:
+            log.exception("table %s: the bot failed; playing the first legal move", table.id)
+            move = view.legal_moves()[0]
+        try:
+            await table.apply(seat, move, after=n)
+        except Refused as refused:
+            log.warning("table %s: bot move refused: %s %s", table.id, refused.code, refused.text)
+
+    def _time_up(self, turn: tuple[int, int, int]) -> None:
+        if self._turn != turn or self.table.closed:
+            return
+        self._expired = turn
+        self.clock.stop()
+        self.table.announce_timeout(turn[2])
+        self.replan()
+
+    # --- what the clients are shown ------------------------------------------------
+
+    def clock_message(self) -> Clock:
+        table = self.table
+        if self._next_deal_at is not None:
+            left = max(0.0, self._next_deal_at - time.monotonic())
+            return Clock(table_id=table.id, kind="next_deal", remaining=left, deadline=time.time() + left)
+        if self.clock.running:
+            return Clock(
+                table_id=table.id,
+                kind="turn",
+                seat=self.clock.seat,
+                remaining=self.clock.remaining(),
+                deadline=self.clock.deadline(),
+                paused=self.clock.paused,
+            )
+        return Clock(table_id=table.id, kind="off")
+
+    def _push_clock_if_changed(self) -> None:
+        shown = (self._next_deal_at, self._turn if self.clock.running else None, self.clock.paused)
+        if shown != self._shown:
+            self._shown = shown
+            self.table.push_clock()

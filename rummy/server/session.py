@@ -1,0 +1,141 @@
+"""One connection: bytes in through the sans-I/O decoder, requests out to the handlers.
+
+The session guards the server against its peer: a hello within
+``hello_timeout``, a token-bucket rate limit (a flood that goes on is cut off),
+the frame size cap (in the decoder), and a cap on bytes queued for a peer that
+does not read (it is dropped rather than allowed to eat memory). Requests of
+one connection are handled one after another, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import errors as E
+from ..protocol.codec import client_decoder, encode
+from ..protocol.errors import ProtocolError
+from ..protocol.messages import ClientMessage, Error
+from .handlers import handle
+from .peer import Refused
+from .ratelimit import TokenBucket
+
+if TYPE_CHECKING:
+    from .listener import Server
+    from .table import Table
+
+log = logging.getLogger(__name__)
+
+READ_CHUNK = 64 * 1024
+
+
+class Session:
+    def __init__(
+        self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str
+    ) -> None:
+        self.server = server
+        self.reader = reader
+        self.writer = writer
+        self.address = address
+        self.name = ""
+        self.table: Table | None = None
+        self.chair: int | None = None
+        self.said_hello = False
+        self._closed = False
+        self._decoder = client_decoder()
+        self._bucket = TokenBucket(server.options.rate, server.options.burst)
+        self._dropped = 0
+        self._warned_at = -1.0
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # --- sending ------------------------------------------------------------------------
+
+    def send(self, message: Any) -> None:
+        self.send_frame(encode(message))
+
+    def send_frame(self, data: bytes) -> None:
+        if self._closed:
+            return
+        transport = self.writer.transport
+        if transport.is_closing():
+            self._closed = True
+            return
+        if transport.get_write_buffer_size() + len(data) > self.server.options.max_write_buffer:
+            log.warning("%s does not read its frames; dropped", self.address)
+            self._closed = True
+            transport.abort()
+            return
+        self.writer.write(data)
+
+    def fail(self, code: str, text: str, request_id: int | None = None) -> None:
+        """Send a last error and close (what is queued is still delivered)."""
+        self.send(Error(id=request_id, code=code, text=text, fatal=True))
+        self.close()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.writer.close()
+
+    # --- receiving -----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        timer = loop.call_later(self.server.options.hello_timeout, self._hello_timeout)
+        try:
+            while not self._closed:
+                data = await self.reader.read(READ_CHUNK)
+                if not data:
+                    break
+                for item in self._decoder.feed(data):
+                    if self._closed:
+                        break
+                    await self._receive(item)
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            timer.cancel()
+            self._gone()
+
+    def _hello_timeout(self) -> None:
+        if not self.said_hello and not self._closed:
+            self.fail(E.HELLO_TIMEOUT, "No hello in time.")
+
+    async def _receive(self, item: ClientMessage | ProtocolError) -> None:
+        if not self._bucket.allow():
+            self._dropped += 1
+            if self._dropped > self.server.options.flood_limit:
+                log.warning("%s floods; cut off", self.address)
+                self.fail(E.FLOOD, "Too many requests: goodbye.")
+                return
+            now = asyncio.get_running_loop().time()
+            if now - self._warned_at >= 1.0:  # one warning a second, not one per dropped frame
+                self._warned_at = now
+                rid = item.request_id if isinstance(item, ProtocolError) else item.id
+                self.send(Error(id=rid, code=E.RATE_LIMITED, text="Too many requests: this one was dropped."))
+            return
+        if isinstance(item, ProtocolError):
+            self.send(Error(id=item.request_id, code=item.code, text=item.text, fatal=item.fatal))
+            if item.fatal:
+                self.close()
+            return
+        try:
+            await handle(self, item)
+        except Refused as refused:
+            self.send(Error(id=item.id, code=refused.code, text=refused.text))
+        except Exception:
+            log.exception("request %s from %s failed", type(item).__name__, self.address)
+            self.send(
+                Error(id=item.id, code=E.INTERNAL, text="The server failed on this request; nothing changed.")
+            )
+
+    def _gone(self) -> None:
+        """The connection is over: keep the chair for its token, stop the pushes."""
+        self.close()
+        self.server.lobby.unsubscribe(self)
+        if self.table is not None:
+            self.table.detach(self)

@@ -1,0 +1,487 @@
+"""One table: four chairs, its spectators, its options, its game.
+
+The table is the master of its game (as boardgame.io's master is): it alone
+holds the true ``Game``; every move is tried on a clone, written to storage,
+and only then made the table's state and told to each seat in its own view
+(R9) with the move's public events. Moves, starts and deal changes run one at
+a time under ``lock``.
+
+Chairs and seats: chair p is player p of the engine's partner draw, so it
+plays from seat ``game.partner_draw.seat_of_player[p]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import sqlite3
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from ..engine import SEAT_NAMES, Game, IllegalMove, Move, NextDeal, move_to_data, view_for
+from ..engine.events import Event
+from ..protocol import errors as E
+from ..protocol.codec import encode
+from ..protocol.messages import (
+    ChairInfo,
+    ChatLine,
+    Clock,
+    Error,
+    GameUpdate,
+    LobbyGone,
+    Ok,
+    TableInfo,
+    TableOptions,
+)
+from ..protocol.messages import (
+    Table as TableMessage,
+)
+from ..protocol.wire import event_to_wire, view_to_wire
+from .peer import Peer, Refused
+from .seated_bots import Autoplay
+from .storage import Storage, token_hash
+
+if TYPE_CHECKING:
+    from .lobby import Lobby
+
+log = logging.getLogger(__name__)
+
+Status = Literal["waiting", "playing", "finished"]
+
+
+@dataclass(slots=True, eq=False)
+class Chair:
+    index: int
+    name: str
+    bot: bool = False
+    token_hash: str | None = None
+    session: Peer | None = None
+    ready: bool = False
+
+    @property
+    def present(self) -> bool:
+        return self.bot or self.session is not None
+
+
+def new_token() -> str:
+    """A seat token: 192 random bits (the issue asks for at least 128)."""
+    return secrets.token_urlsafe(24)
+
+
+class Table:
+    def __init__(
+        self, lobby: Lobby, table_id: int, name: str, options: TableOptions, creator: int | None
+    ) -> None:
+        self.lobby = lobby
+        self.id = table_id
+        self.name = name
+        self.options = options
+        self.creator = creator
+        self.chairs: list[Chair | None] = [None, None, None, None]
+        self.spectators: set[Peer] = set()
+        self.status: Status = "waiting"
+        self.game: Game | None = None
+        self.game_id = 0
+        self.games = 0
+        self.lock = asyncio.Lock()
+        self.chat: deque[ChatLine] = deque(maxlen=lobby.options.chat_history)
+        self.auto = Autoplay(self)
+        self.closed = False
+        self.idle_since = time.monotonic()
+
+    @property
+    def storage(self) -> Storage:
+        return self.lobby.storage
+
+    # --- what people see ----------------------------------------------------------
+
+    def seat_of_chair(self, chair: int) -> int | None:
+        return None if self.game is None else self.game.partner_draw.seat_of_player[chair]
+
+    def chair_of_seat(self, seat: int) -> Chair:
+        assert self.game is not None
+        chair = self.chairs[self.game.partner_draw.seat_of_player.index(seat)]
+        assert chair is not None  # a game runs only with four chairs filled
+        return chair
+
+    def info(self) -> TableInfo:
+        chairs = []
+        for i, c in enumerate(self.chairs):
+            if c is None:
+                chairs.append(ChairInfo(chair=i))
+            else:
+                chairs.append(
+                    ChairInfo(
+                        chair=i,
+                        name=c.name,
+                        bot=c.bot,
+                        present=c.present,
+                        ready=c.ready,
+                        seat=self.seat_of_chair(i),
+                    )
+                )
+        return TableInfo(
+            table_id=self.id,
+            name=self.name,
+            options=self.options,
+            status=self.status,
+            chairs=chairs,
+            spectators=len(self.spectators),
+            creator=self.creator,
+            games=self.games,
+        )
+
+    def peers(self) -> list[Peer]:
+        seated = [c.session for c in self.chairs if c is not None and c.session is not None]
+        return seated + list(self.spectators)
+
+    def humans_present(self) -> bool:
+        return any(c is not None and not c.bot and c.session is not None for c in self.chairs)
+
+    def _broadcast(self, data: bytes) -> None:
+        for peer in self.peers():
+            peer.send_frame(data)
+
+    def push_table(self) -> None:
+        """Tell everyone at the table, and the lobby, that the table changed."""
+        info = self.info()
+        self._broadcast(encode(TableMessage(table=info)))
+        self.lobby.table_changed(info)
+        if self.humans_present() or self.spectators:
+            self.idle_since = time.monotonic()
+
+    def _game_message(self, seat: int | None, events: list[Event]) -> GameUpdate:
+        assert self.game is not None
+        return GameUpdate(
+            table_id=self.id,
+            seat=seat,
+            moves=len(self.game.moves),
+            view=view_to_wire(view_for(self.game, seat)),
+            events=[event_to_wire(e) for e in events],
+        )
+
+    def push_game(self, events: list[Event]) -> None:
+        """Each seat gets its own view (R9.2); spectators get one view without a hand."""
+        for i, chair in enumerate(self.chairs):
+            if chair is not None and chair.session is not None:
+                chair.session.send(self._game_message(self.seat_of_chair(i), events))
+        if self.spectators:
+            data = encode(self._game_message(None, events))
+            for peer in self.spectators:
+                peer.send_frame(data)
+
+    def clock_message(self) -> Clock:
+        return self.auto.clock_message()
+
+    def push_clock(self) -> None:
+        self._broadcast(encode(self.clock_message()))
+
+    def say(self, text: str) -> None:
+        """The server speaks at the table (a chat line with an empty name)."""
+        self._add_chat(
+            ChatLine(table_id=self.id, by="server", chair=None, name="", text=text, time=time.time())
+        )
+
+    def _add_chat(self, line: ChatLine) -> None:
+        self.chat.append(line)
+        self._broadcast(encode(line))
+
+    def arrived(self, peer: Peer) -> None:
+        """Someone just sat, came back or started watching (and was answered): tell the
+        table, then give them the game as their seat sees it, the clock and recent chat."""
+        self.push_table()
+        if peer.table is not self:
+            return
+        if self.game is not None:
+            seat = None if peer.chair is None else self.seat_of_chair(peer.chair)
+            peer.send(self._game_message(seat, []))
+            peer.send(self.clock_message())
+        for line in self.chat:
+            peer.send(line)
+
+    # --- joining and leaving ---------------------------------------------------------
+
+    def _free_chair_or_refuse(self, chair: int) -> None:
+        if self.status != "waiting":
+            raise Refused(E.NOT_WAITING, "This table is not waiting for players.")
+        if self.chairs[chair] is not None:
+            raise Refused(E.CHAIR_TAKEN, "That chair is taken.")
+
+    async def sit(self, peer: Peer, chair: int) -> str:
+        """Seat ``peer`` in a free chair; returns the seat token (the caller answers,
+        then calls ``arrived``)."""
+        self._free_chair_or_refuse(chair)
+        token = new_token()
+        seat = Chair(chair, peer.name, token_hash=token_hash(token), session=peer)
+        self.chairs[chair] = seat  # reserved now, so a second sit cannot take it meanwhile
+        try:
+            await self.storage.write([self.storage.put_chair(self.id, chair, peer.name, token, False)])
+        except sqlite3.Error:
+            self.chairs[chair] = None
+            raise Refused(E.INTERNAL, "Your seat could not be saved; try again.") from None
+        self.lobby.register_token(seat.token_hash or "", self, chair)
+        if peer.closed:  # gone while we wrote: the chair is held for the token
+            seat.session = None
+        else:
+            peer.table, peer.chair = self, chair
+        return token
+
+    def reclaim(self, peer: Peer, chair: int) -> None:
+        """``peer`` came back with the chair's token: the chair is theirs again (the
+        caller answers, then calls ``arrived``)."""
+        c = self.chairs[chair]
+        assert c is not None
+        old = c.session
+        if old is not None and old is not peer:
+            old.send(
+                Error(id=None, code=E.REPLACED, text="Your chair was taken back from another connection.")
+            )
+            old.table = old.chair = None
+        c.session = peer
+        peer.table, peer.chair = self, chair
+        self.auto.replan()
+
+    def watch(self, peer: Peer) -> None:
+        self.spectators.add(peer)
+        peer.table, peer.chair = self, None
+
+    def detach(self, peer: Peer) -> None:
+        """``peer`` is gone (dropped, or left during a game): a chair is held for its token."""
+        if peer.table is not self:
+            return
+        chair = peer.chair
+        peer.table = peer.chair = None
+        if chair is None:
+            self.spectators.discard(peer)
+        else:
+            c = self.chairs[chair]
+            if c is None or c.session is not peer:
+                return
+            c.session = None
+            if self.status == "playing":
+                c.ready = False
+        self.push_table()
+        self.auto.replan()
+
+    async def leave(self, peer: Peer) -> None:
+        """Leave: a spectator goes; a player's chair is freed, except during a game,
+        when it is held (away) for its token."""
+        chair = peer.chair
+        if chair is None or self.status == "playing":
+            self.detach(peer)
+            return
+        c = self.chairs[chair]
+        assert c is not None
+        self.chairs[chair] = None
+        peer.table = peer.chair = None
+        if c.token_hash:
+            self.lobby.unregister_token(c.token_hash)
+        if self.status == "finished":
+            self.status = "waiting"
+            self.game = None  # a new four will draw for partners again
+            for other in self.chairs:
+                if other is not None:
+                    other.ready = False
+        statements = [self.storage.free_chair(self.id, chair)]
+        if self.creator == chair:
+            self.creator = next((c.index for c in self.chairs if c is not None and not c.bot), None)
+            statements.append(self.storage.set_creator(self.id, self.creator))
+        await self.storage.write(statements)
+        if not any(c is not None and not c.bot for c in self.chairs):
+            await self.close()
+            return
+        self.push_table()
+
+    async def close(self) -> None:
+        """Nobody is left to play here: the table goes (its games stay in storage)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.auto.cancel()
+        for c in self.chairs:
+            if c is not None and c.token_hash:
+                self.lobby.unregister_token(c.token_hash)
+        gone = LobbyGone(table_id=self.id)
+        for peer in self.peers():
+            peer.send(gone)
+            peer.table = peer.chair = None
+        self.spectators.clear()
+        self.lobby.remove_table(self)
+        await self.storage.write([self.storage.close_table(self.id)])
+
+    # --- the creator's tools -------------------------------------------------------
+
+    def _creator_or_refuse(self, peer: Peer) -> None:
+        if peer.chair is None or peer.chair != self.creator:
+            raise Refused(E.NOT_CREATOR, "Only the table's creator may do that.")
+
+    async def add_bot(self, peer: Peer, chair: int) -> None:
+        self._creator_or_refuse(peer)
+        self._free_chair_or_refuse(chair)
+        name = f"Bot {chair + 1}"
+        self.chairs[chair] = Chair(chair, name, bot=True)
+        try:
+            await self.storage.write([self.storage.put_chair(self.id, chair, name, None, True)])
+        except sqlite3.Error:
+            self.chairs[chair] = None
+            raise Refused(E.INTERNAL, "The bot could not be saved; try again.") from None
+        self.push_table()
+
+    async def remove_bot(self, peer: Peer, chair: int) -> None:
+        self._creator_or_refuse(peer)
+        if self.status != "waiting":
+            raise Refused(E.NOT_WAITING, "Bots can be removed only before a game.")
+        c = self.chairs[chair]
+        if c is None or not c.bot:
+            raise Refused(E.NOT_A_BOT, "There is no bot in that chair.")
+        self.chairs[chair] = None
+        await self.storage.write([self.storage.free_chair(self.id, chair)])
+        self.push_table()
+
+    async def start(self, peer: Peer) -> None:
+        self._creator_or_refuse(peer)
+        if self.status != "waiting":
+            raise Refused(E.NOT_WAITING, "The game has already started.")
+        if any(c is None for c in self.chairs):
+            raise Refused(E.NOT_FULL, "Four chairs must be filled to start.")
+        await self.new_game()
+
+    async def new_game(self) -> None:
+        """Start a game with the four chairs: a secret seed (R3.4), stored before anyone
+        sees the partner draw (R2.2), which everyone is then shown."""
+        async with self.lock:
+            if self.status == "playing" or any(c is None for c in self.chairs):
+                return
+            seed = secrets.randbits(64)
+            game = Game(seed, self.options.seating)
+            game_id = self.lobby.next_game_id()
+            names = [c.name for c in self.chairs if c is not None]
+            await self.storage.write(
+                [self.storage.new_game(game_id, self.id, self.games + 1, seed, game.seating, names)]
+            )
+            self.game, self.game_id = game, game_id
+            self.games += 1
+            self.status = "playing"
+            for c in self.chairs:
+                if c is not None:
+                    c.ready = False
+            self.push_table()
+            self.push_game(list(game.opening_events))
+            self.auto.replan()
+
+    # --- the game ------------------------------------------------------------------
+
+    def _seat_of(self, peer: Peer) -> int:
+        if peer.chair is None:
+            raise Refused(E.SPECTATOR, "Spectators do not play.")
+        if self.status != "playing" or self.game is None:
+            raise Refused(E.NOT_PLAYING, "No game is being played at this table.")
+        seat = self.seat_of_chair(peer.chair)
+        assert seat is not None
+        return seat
+
+    async def play(self, peer: Peer, move: Move, after: int | None, request_id: int) -> None:
+        """A player's move for their own seat (never another's: the seat comes from the
+        connection, not from the message)."""
+        seat = self._seat_of(peer)
+        if isinstance(move, NextDeal):
+            await self.ready(peer)
+            peer.send(Ok(id=request_id))
+            return
+        await self.apply(seat, move, after=after, reply_to=(peer, request_id))
+
+    async def apply(
+        self,
+        seat: int | None,
+        move: Move,
+        after: int | None = None,
+        reply_to: tuple[Peer, int] | None = None,
+    ) -> None:
+        """Try ``move`` for ``seat`` on a clone, store it, then make it the state and
+        tell everyone. Raises ``Refused`` (nothing changed) for an illegal move."""
+        async with self.lock:
+            game = self.game
+            if game is None or self.status != "playing":
+                raise Refused(E.NOT_PLAYING, "No game is being played at this table.")
+            if after is not None and after != len(game.moves):
+                raise Refused(E.STALE, "The game has moved on since; look again.")
+            trial = game.clone()
+            try:
+                events = trial.apply(move, seat)
+            except IllegalMove as illegal:
+                raise Refused(illegal.code, illegal.message) from None
+            # Shielded: once the write is under way, the state must follow it even if
+            # the caller is cancelled (a connection closing mid-move).
+            await asyncio.shield(self._commit(game, trial, move, events, reply_to))
+
+    async def _commit(
+        self, game: Game, trial: Game, move: Move, events: list[Event], reply_to: tuple[Peer, int] | None
+    ) -> None:
+        statements = [self.storage.add_move(self.game_id, len(game.moves), move_to_data(move))]
+        if trial.is_over:
+            statements.append(self.storage.finish_game(self.game_id, trial.totals()))
+        try:
+            await self.storage.write(statements)
+        except sqlite3.Error:
+            raise Refused(E.INTERNAL, "The move could not be saved; nothing changed.") from None
+        self.game = trial
+        if reply_to is not None:
+            reply_to[0].send(Ok(id=reply_to[1]))
+        table_changed = trial.phase in ("deal_over", "game_over") or game.phase == "deal_over"
+        if trial.is_over:
+            self.status = "finished"
+        if table_changed:
+            for c in self.chairs:
+                if c is not None:
+                    c.ready = c.bot and trial.is_over
+            self.push_table()
+        self.push_game(events)
+        self.auto.replan()
+
+    async def ready(self, peer: Peer) -> None:
+        """At a deal's end: this player is ready for the next deal."""
+        self._seat_of(peer)
+        assert self.game is not None and peer.chair is not None
+        if self.game.phase != "deal_over":
+            raise Refused(E.NOT_DEAL_OVER, "The deal is not over.")
+        c = self.chairs[peer.chair]
+        assert c is not None
+        if not c.ready:
+            c.ready = True
+            self.push_table()
+            self.auto.replan()
+
+    def all_present_ready(self) -> bool:
+        """Every human who is here has said ready (R3.1: on to the next deal)."""
+        humans = [c for c in self.chairs if c is not None and not c.bot and c.session is not None]
+        return bool(humans) and all(c.ready for c in humans)
+
+    async def next_deal(self) -> None:
+        try:
+            await self.apply(None, NextDeal())
+        except Refused as refused:  # someone else started it already
+            log.debug("table %s: next deal not applied: %s", self.id, refused.text)
+
+    async def play_again(self, peer: Peer) -> None:
+        if peer.chair is None:
+            raise Refused(E.SPECTATOR, "Spectators do not play.")
+        if self.status != "finished":
+            raise Refused(E.NOT_FINISHED, "The game is not over.")
+        c = self.chairs[peer.chair]
+        assert c is not None
+        c.ready = True
+        self.push_table()
+        if all(c is not None and c.ready for c in self.chairs):
+            await self.new_game()
+
+    def post_chat(self, peer: Peer, text: str) -> None:
+        by: Literal["player", "spectator"] = "spectator" if peer.chair is None else "player"
+        self._add_chat(
+            ChatLine(table_id=self.id, by=by, chair=peer.chair, name=peer.name, text=text, time=time.time())
+        )
+
+    def announce_timeout(self, seat: int) -> None:
+        self.say(f"Time is up: the server plays {SEAT_NAMES[seat]}'s turn.")
