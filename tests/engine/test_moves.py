@@ -1,0 +1,258 @@
+"""Moves as data and as text, refusals with stable codes, saved games."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rummy.engine import (
+    CODES,
+    Discard,
+    DrawStock,
+    Game,
+    GameRecord,
+    IllegalMove,
+    LayOff,
+    MeldMove,
+    Move,
+    NextDeal,
+    Pass,
+    TakeDiscard,
+    card_text,
+    move_from_data,
+    move_text,
+    move_to_data,
+    parse_move,
+)
+
+from .positions import c, cards, meld, position, take
+
+EXAMPLES: list[tuple[Move, str]] = [
+    (DrawStock(), "draw"),
+    (take(3, "7h 8h 9h"), "take 3 meld 7h 8h 9h"),
+    (take(0, "Qs", meld_id=2), "take 0 layoff 2 Qs"),
+    (take(1, "Jk Jk2 Jk4"), "take 1 meld Jk Jk2 Jk4"),
+    (meld("5c 5d 5h"), "meld 5c 5d 5h"),
+    (meld("10d Jd Qd Kd Ad"), "meld 10d Jd Qd Kd Ad"),
+    (LayOff(2, c("Qs")), "layoff 2 Qs"),
+    (LayOff(0, c("Jk3")), "layoff 0 Jk3"),
+    (Discard(c("Jk")), "discard Jk"),
+    (Pass(), "pass"),
+    (NextDeal(), "next"),
+]
+
+
+@pytest.mark.parametrize(("move", "text"), EXAMPLES)
+def test_move_text_round_trip(move: Move, text: str) -> None:
+    assert move_text(move) == text
+    assert parse_move(text) == move
+
+
+@pytest.mark.parametrize(("move", "text"), EXAMPLES)
+def test_move_data_round_trip(move: Move, text: str) -> None:
+    data = move_to_data(move)
+    assert isinstance(data["type"], str)
+    assert move_from_data(json.loads(json.dumps(data))) == move
+
+
+def test_every_legal_move_of_whole_games_round_trips() -> None:
+    """Every legal move met in whole games survives data and text round trips."""
+    for seed in range(3):
+        game = Game(seed)
+        rng = random.Random(seed)
+        while not game.is_over:
+            moves = game.legal_moves()
+            for move in moves:
+                assert move_from_data(json.loads(json.dumps(move_to_data(move)))) == move
+                assert parse_move(move_text(move)) == move
+            game.apply(rng.choice(moves))
+
+
+def test_parse_move_is_lenient_on_case_and_suits() -> None:
+    assert parse_move("DRAW") == DrawStock()
+    assert parse_move("discard 10♥") == Discard(c("10h"))
+    assert parse_move("take 2 meld 9h, 10h, Jh") == take(2, "9h 10h Jh")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        *["", "fly", "draw 2", "discard", "discard ,", "discard 7h 8h", "layoff x 7h", "layoff 2 ,"],
+        *["take 3", "take 3 meld", "take x meld 7h", "take 3 layoff 2", "take 3 swap 7h", "meld 7h 8x"],
+        "pass now",
+    ],
+)
+def test_bad_move_text_is_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_move(text)
+
+
+@given(st.text(alphabet=st.sampled_from(list("takemldrwpsynxoif 0123456789,JkQKAhcds♥♠-")), max_size=30))
+def test_parse_move_never_crashes(text: str) -> None:
+    """Any text is a move or a ValueError, nothing else."""
+    try:
+        move = parse_move(text)
+    except ValueError:
+        return
+    assert move_text(move)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 60) | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    max_leaves=12,
+)
+move_types = st.sampled_from(
+    ["draw_stock", "take_discard", "meld", "lay_off", "discard", "pass", "next_deal", "fly"]
+)
+move_like = st.fixed_dictionaries(
+    {"type": move_types},
+    optional={"index": json_values, "cards": json_values, "meld_id": json_values, "card": json_values},
+)
+
+
+@given(st.one_of(json_values, move_like))
+def test_move_from_garbage_data_is_bad_move(data: Any) -> None:
+    """Bad data never crashes: it is a move (which then round-trips) or bad-move."""
+    try:
+        move = move_from_data(data)
+    except IllegalMove as error:
+        assert error.code == "bad-move"
+        assert error.message[0].isupper() and error.message.endswith(".")
+        return
+    assert move_from_data(move_to_data(move)) == move
+
+
+def test_bools_and_out_of_range_are_not_cards() -> None:
+    for bad in ({"type": "discard", "card": True}, {"type": "discard", "card": 56}, {"type": "discard"}):
+        with pytest.raises(IllegalMove) as error:
+            move_from_data(bad)
+        assert error.value.code == "bad-move"
+    too_long = {"type": "meld", "cards": list(range(15))}
+    with pytest.raises(IllegalMove):
+        move_from_data(too_long)
+
+
+# --- refusals --------------------------------------------------------------------------
+
+
+def _finished() -> Game:
+    game = position(["7c 7d 7h", "", "", ""], phase="meld", deal=2)
+    game.apply(meld("7c 7d 7h"))
+    return game
+
+
+def _empty_stock() -> Game:
+    return position(["2c", "", "", ""], rest_to="discard")
+
+
+REFUSALS: list[tuple[str, Any, Any, str]] = [
+    # (code, position builder, move, a word the sentence must hold)
+    ("game-over", _finished, NextDeal(), "over"),
+    ("wrong-phase", lambda: position(["2c", "", "", ""]), Discard(c("2c")), "drawing"),
+    ("bad-move", lambda: position(["2c", "", "", ""]), Discard(99), "card"),
+    ("bad-move", lambda: position(["2c", "", "", ""]), "draw", "move"),
+    ("stock-empty", _empty_stock, DrawStock(), "stock"),
+    ("stock-not-empty", lambda: position(["2c", "", "", ""]), Pass(), "stock"),
+    ("no-such-card", lambda: position(["2c", "", "", ""], discard="7h"), take(0, "7c 7d 7h"), "7♣"),
+    ("bad-index", lambda: position(["7c 7d", "", "", ""], discard="7h"), take(1, "7c 7d 7h"), "discard pile"),
+    ("target-not-used", lambda: position(["2c", "", "", ""], discard="Kh 7h"), take(0, "7h"), "K♥"),
+    ("not-a-meld", lambda: position(["7c 7d 2c", "", "", ""], phase="meld"), meld("7c 7d 2c"), "meld"),
+    ("no-such-meld", lambda: position(["2c", "", "", ""], phase="meld"), LayOff(3, c("2c")), "meld"),
+    (
+        "cannot-lay-off",
+        lambda: position(["2c", "", "", ""], phase="meld", melds=[("Kc Kd Ks", 1)]),
+        LayOff(0, c("2c")),
+        "2♣",
+    ),
+    ("card-not-in-hand", lambda: position(["2c", "", "", ""], phase="meld"), Discard(c("Ah")), "A♥"),
+]
+
+
+@pytest.mark.parametrize(("code", "build", "move", "word"), REFUSALS)
+def test_refusals_have_stable_codes_and_readable_sentences(
+    code: str, build: Any, move: Any, word: str
+) -> None:
+    """An illegal move raises IllegalMove with its code and a sentence a player can read
+    (cards named by their faces, never by ids); the game is unchanged."""
+    game: Game = build()
+    before = game.snapshot()
+    with pytest.raises(IllegalMove) as error:
+        game.apply(move)
+    refusal = error.value
+    assert refusal.code == code
+    assert game.snapshot() == before
+    assert refusal.message[0].isupper() and refusal.message.endswith(".")
+    assert word in refusal.message
+    assert code not in refusal.message and str(refusal) == refusal.message
+    assert repr(refusal) == f"IllegalMove({code!r}, {refusal.message!r})"
+
+
+def test_not_your_turn_names_the_seat_to_act() -> None:
+    game = position(["2c", "", "", ""], current=2)
+    with pytest.raises(IllegalMove) as error:
+        game.apply(DrawStock(), seat=0)
+    assert error.value.code == "not-your-turn"
+    assert error.value.message == "It is North's turn."
+
+
+def test_every_code_is_exercised() -> None:
+    """Each code in CODES has a refusal above, so none can go untested."""
+    assert {r[0] for r in REFUSALS} | {"not-your-turn"} == set(CODES)
+
+
+def test_refusal_messages_name_cards_in_text() -> None:
+    game = position(["2c", "", "", ""], phase="meld")
+    with pytest.raises(IllegalMove) as error:
+        game.apply(Discard(c("10h")))
+    assert error.value.message == f"You do not hold the {card_text(c('10h'))}."
+
+
+# --- saved games -------------------------------------------------------------------------
+
+
+def test_record_as_data_round_trips_through_json() -> None:
+    game = Game(99)
+    rng = random.Random(4)
+    for _ in range(120):
+        if game.is_over:
+            break
+        game.apply(rng.choice(game.legal_moves()))
+    record = game.record()
+    back = GameRecord.from_data(json.loads(json.dumps(record.to_data())))
+    assert back == record
+    assert Game.replay(back).snapshot() == game.snapshot()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        [],
+        {"seed": "1", "seating": "draw", "moves": []},
+        {"seed": 1, "seating": "sofa", "moves": []},
+        {"seed": 1, "seating": "draw", "moves": {}},
+        {"seed": 1, "seating": "draw", "moves": [{"type": "fly"}]},
+        {"seed": True, "seating": "draw", "moves": []},
+    ],
+)
+def test_malformed_record_is_refused(data: Any) -> None:
+    with pytest.raises(ValueError):
+        GameRecord.from_data(data)
+
+
+def test_replaying_an_illegal_record_raises() -> None:
+    record = GameRecord(5, "draw", (Pass(),))
+    with pytest.raises(IllegalMove):
+        Game.replay(record)
+
+
+def test_cards_of_examples_are_sorted_as_legal_moves_list_them() -> None:
+    assert take(3, "9h 7h 8h").cards == tuple(cards("7h 8h 9h"))
+    assert MeldMove(tuple(cards("7h 8h 9h"))) == meld("9h 8h 7h")
+    assert TakeDiscard(0, (1, 2, 3)).meld_id is None
