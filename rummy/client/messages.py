@@ -34,3 +34,41 @@ class PlayAgainRequested(Message):
 
 class LeaveTable(Message):
     """Back to the lobby."""
+
+
+@dataclass
+class CreateTableRequested(Message):
+    """Create a table with these options and sit in ``chair``."""
+
+    name: str
+    seating: str
+    turn_seconds: int
+    on_drop: str
+    chair: int
+
+
+@dataclass
+class SitRequested(Message):
+    table_id: int
+    chair: int
+
+
+@dataclass
+class WatchRequested(Message):
+    table_id: int
+
+
+@dataclass
+class BotRequested(Message):
+    """The creator seats a bot in ``chair`` (``add``) or removes one."""
+
+    chair: int
+    add: bool = True
+
+
+class StartRequested(Message):
+    """The creator starts the game."""
+
+
+class OpenTable(Message):
+    """Show the table screen of the table one sits at or watches."""

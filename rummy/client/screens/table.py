@@ -81,6 +81,7 @@ class TableScreen(Screen[None]):
         Binding("o", "sort", "Sort"),
         Binding("escape", "clear", "Unselect", show=False),
         Binding("c", "chat", "Chat"),
+        Binding("b", "leave", "Lobby"),
         Binding("question_mark", "help", "Keys"),
         Binding("q", "quit", "Quit"),
     ]
@@ -98,7 +99,7 @@ class TableScreen(Screen[None]):
         self._shown_results = 0
         self._results_open = False
         self._pending: list[tuple[str, Content]] = []
-        self._ready = False  # composed and mounted: the widgets can be queried
+        self._composed = False  # composed and mounted: the widgets can be queried
 
     # --- layout -----------------------------------------------------------------
 
@@ -136,17 +137,17 @@ class TableScreen(Screen[None]):
         for event in events:
             line = event_line(event, self.seats, self.ascii)
             if line is not None:
-                self._log(line)
+                self._feed_line(line)
         self.view = view
 
-    def _log(self, line: Content, feed: str = "log") -> None:
-        if self._ready:
+    def _feed_line(self, line: Content, feed: str = "log") -> None:
+        if self._composed:
             self.query_one(f"#{feed}", Feed).add(line)
         else:  # lines that arrive before the screen is up wait for it
             self._pending.append((feed, line))
 
     def on_mount(self) -> None:
-        self._ready = True
+        self._composed = True
         for feed, line in self._pending:
             self.query_one(f"#{feed}", Feed).add(line)
         self._pending.clear()
@@ -168,18 +169,22 @@ class TableScreen(Screen[None]):
         self._tick()
 
     def add_chat(self, who: str, said: str, style: str = "bold") -> None:
-        who_part = text.plain(who, style) if who else Content.styled("server", "italic")
-        self._log(Content.assemble(who_part, ": ", text.plain(said, limit=400)), "chat")
+        """A chat line; ``who`` and ``said`` are players' text, shown literally."""
+        who_part = text.plain(who, style) if who else Content.styled("table", "italic")
+        self.add_chat_line(Content.assemble(who_part, ": ", text.plain(said, limit=400)))
+
+    def add_chat_line(self, line: Content) -> None:
+        self._feed_line(line, "chat")
 
     def refused(self, sentence: str) -> None:
         """The server refused a move: say why, in its own words."""
         line = Content.assemble(Content.styled("Refused: ", "bold"), text.plain(sentence, limit=400))
-        self._log(line)
+        self._feed_line(line)
         self.notify(text.clean(sentence, 400), title="Move refused", severity="error")
 
     def note(self, sentence: str) -> None:
         """A line of the client's own in the log."""
-        self._log(Content.styled(sentence, "italic"))
+        self._feed_line(Content.styled(sentence, "italic"))
 
     # --- drawing -----------------------------------------------------------------------
 
@@ -187,6 +192,8 @@ class TableScreen(Screen[None]):
         self._render_view()
         if view is None:
             return
+        if len(view.results) < self._shown_results:  # a new game at this table
+            self._shown_results = len(view.results)
         if len(view.results) > self._shown_results:
             self._shown_results = len(view.results)
             self.call_after_refresh(self.action_results)
@@ -196,7 +203,7 @@ class TableScreen(Screen[None]):
 
     def _render_view(self) -> None:
         view = self.view
-        if view is None or not self._ready:
+        if view is None or not self._composed:
             return
         hand = self.hand
         hand.set_cards(view.hand or ())
@@ -249,6 +256,8 @@ class TableScreen(Screen[None]):
             return view is not None and bool(view.results)
         if action == "play_again":
             return view is not None and view.seat is not None and phase == "game_over"
+        if action == "leave":
+            return self.app_has_lobby
         if action == "hint":
             return turn and phase in ("draw", "meld")
         return True
@@ -452,6 +461,7 @@ class TableScreen(Screen[None]):
             ("h", "hints: mark the cards, pile cards and melds you could play"),
             ("o", "sort the hand by suit or by rank"),
             ("c", "chat (enter sends, escape returns to the hand)"),
+            ("b", "leave the table, back to the lobby"),
             ("ctrl+p", "command palette: every action by name"),
             ("?", "this help"),
             ("q", "quit (asks first during a game)"),
@@ -461,6 +471,22 @@ class TableScreen(Screen[None]):
                 "Keys at the table", [("Your turn", actions), ("Your hand", HAND_KEYS), ("Any time", other)]
             )
         )
+
+    @work(exclusive=True, group="quit")
+    async def action_leave(self) -> None:
+        """Back to the lobby; a player's chair is held for them while the game lasts."""
+        view = self.view
+        if view is not None and view.seat is not None and view.phase != "game_over":
+            sure = await self.app.push_screen_wait(
+                ConfirmScreen(
+                    "Leave the table? Your chair is held for you (away) while the game lasts.",
+                    "Leave",
+                    "Stay",
+                )
+            )
+            if not sure:
+                return
+        self.post_message(LeaveTable())
 
     @work(exclusive=True, group="quit")
     async def action_quit(self) -> None:

@@ -1,0 +1,452 @@
+"""The client app: the lobby and table screens, fed by one connection to a server.
+
+The app is the one place that knows the protocol's messages: it turns what the
+server says into calls on the screens (``show_tables``, ``update``...), and what
+the screens ask for (app-wide messages from ``messages.py``) into requests. For
+the game against bots (no address given) it first starts a server inside this
+process, on a free loopback port, through ``rummy.server.start_server``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterable
+from functools import partial
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.events import Resize
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from rummy.protocol import (
+    AddBot,
+    Chat,
+    ChatLine,
+    Clock,
+    CreateTable,
+    Error,
+    GameUpdate,
+    Leave,
+    Lobby,
+    LobbyGone,
+    LobbyTable,
+    MoveRequest,
+    Ok,
+    PlayAgain,
+    Ready,
+    RemoveBot,
+    Seated,
+    Sit,
+    Start,
+    Table,
+    TableInfo,
+    TableOptions,
+    Watch,
+    Watching,
+    Welcome,
+    event_from_wire,
+    move_to_wire,
+    view_from_wire,
+)
+from rummy.protocol import errors as codes
+
+from . import text
+from .connection import Connection, ConnectionChanged, ServerSaid
+from .messages import (
+    BotRequested,
+    CreateTableRequested,
+    LeaveTable,
+    OpenTable,
+    PlayAgainRequested,
+    PlayMove,
+    ReadyForNextDeal,
+    SendChat,
+    SitRequested,
+    StartRequested,
+    WatchRequested,
+)
+from .model import SeatInfo, Seats, TurnTimer
+from .screens.lobby import LobbyScreen
+from .screens.modals import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+from .screens.table import TableScreen
+from .state import SeatToken, StateStore
+from .widgets.status import ConnectionBanner
+
+LOCAL_KEY = "local"
+
+
+def seats_of(info: TableInfo | None, me: int | None) -> Seats:
+    """Who sits in each engine seat: a chair plays from ``ChairInfo.seat`` once the
+    game runs (the draw for partners maps chairs to seats, R2.2), else its own number."""
+    seats: list[SeatInfo | None] = [None, None, None, None]
+    if info is not None:
+        for chair in info.chairs:
+            if chair.name is None:
+                continue
+            seat = chair.seat if chair.seat is not None else chair.chair
+            seats[seat] = SeatInfo(text.clean(chair.name, 24), bot=chair.bot, present=chair.present)
+    return Seats.of(seats, me)
+
+
+class RummyApp(App[None]):
+    """``address`` (host, port) of a server, or ``local`` for the game against bots."""
+
+    CSS_PATH = "styles/app.tcss"
+    TITLE = "Persian Rummy"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+
+    connection_status: reactive[str] = reactive("Connecting...", init=False)
+
+    def __init__(
+        self,
+        *,
+        player_name: str,
+        address: tuple[str, int] | None = None,
+        local: bool = False,
+        ascii: bool = False,
+        store: StateStore | None = None,
+        connect: bool = True,
+        server_options: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.player_name = player_name
+        self.address = address
+        self.local = local
+        self.ascii = ascii
+        self.store = store if store is not None else StateStore()
+        self.connect = connect
+        self.server_options = server_options or {}
+        self.server: Any = None  # the in-process server of the local game
+        self.connection: Connection | None = None
+        self.lobby = LobbyScreen(player_name, "" if address is None else f"{address[0]}:{address[1]}")
+        self.table_screen: TableScreen | None = None
+        self.tables: dict[int, TableInfo] = {}
+        self.my_table: TableInfo | None = None
+        self.my_table_id: int | None = None
+        self.my_chair: int | None = None
+        self.my_seat: int | None = None
+        self.watching = False
+        self.moves_seen = 0
+        self.move_request: int | None = None
+        self.chat: list[Content] = []
+
+    @property
+    def has_lobby(self) -> bool:
+        return not self.local
+
+    @property
+    def store_key(self) -> str:
+        if self.local or self.address is None:
+            return LOCAL_KEY
+        return f"{self.address[0]}:{self.address[1]}"
+
+    # --- start and stop --------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.push_screen(self.lobby)
+        if self.connect:
+            if self.local:
+                self.run_worker(self._start_local(), name="local-server", group="net", exit_on_error=False)
+            elif self.address is not None:
+                self._connect(*self.address)
+        self._check_size(self.size.width, self.size.height)
+
+    async def _start_local(self) -> None:
+        from rummy.server import start_server  # only the local game needs the server
+
+        db_path = None
+        with contextlib.suppress(OSError):
+            self.store.directory.mkdir(parents=True, exist_ok=True)
+            db_path = self.store.directory / "local.sqlite"
+        try:
+            self.server = await start_server("127.0.0.1", 0, db_path, **self.server_options)
+        except Exception as e:  # a broken saved game must not stop a new one
+            if db_path is None:
+                self.connection_status = f"The local game could not start: {e}"
+                return
+            self.server = await start_server("127.0.0.1", 0, None, **self.server_options)
+        self._connect("127.0.0.1", self.server.port)
+
+    def _connect(self, host: str, port: int) -> None:
+        def token() -> str | None:
+            seat = self.store.seat(self.store_key)
+            return None if seat is None else seat.token
+
+        self.connection = Connection(host, port, self.player_name, self.post_message, token)
+        self.run_worker(self.connection.run(), name="connection", group="net", exit_on_error=False)
+
+    async def on_unmount(self) -> None:
+        if self.connection is not None:
+            await self.connection.close()
+        if self.server is not None:
+            await self.server.close()
+
+    # --- the connection ----------------------------------------------------------------
+
+    @on(ConnectionChanged)
+    def _connection_changed(self, event: ConnectionChanged) -> None:
+        self.connection_status = event.status
+        if event.status:
+            self.move_request = None
+
+    def watch_connection_status(self, status: str) -> None:
+        for screen in self.screen_stack:
+            for banner in screen.query(ConnectionBanner):
+                banner.show_status(status)
+
+    def send(self, kind: str, factory: Any, **fields: Any) -> int | None:
+        """Send a request; says so and returns None while there is no connection."""
+        request_id = None if self.connection is None else self.connection.request(kind, factory, **fields)
+        if request_id is None:
+            self.notify(
+                "Not connected to the server: wait for the connection to come back.", severity="warning"
+            )
+        return request_id
+
+    @on(ServerSaid)
+    def _server_said(self, event: ServerSaid) -> None:
+        message, kind = event.message, event.kind
+        match message:
+            case Welcome():
+                self._welcome(message)
+            case Lobby(tables):
+                self.tables = {t.table_id: t for t in tables}
+                self.lobby.show_tables(self.tables)
+            case LobbyTable(table):
+                self.tables[table.table_id] = table
+                self.lobby.show_tables(self.tables)
+            case LobbyGone(table_id):
+                self.tables.pop(table_id, None)
+                self.lobby.show_tables(self.tables)
+                if table_id == self.my_table_id:
+                    self._left_table()
+            case Table(table):
+                self._table(table)
+            case GameUpdate():
+                self._game(message)
+            case Clock():
+                self._clock(message)
+            case ChatLine():
+                self._chat(message)
+            case Seated():
+                self._seated(message, kind)
+            case Watching(table_id=table_id):
+                self.my_table_id, self.my_chair, self.watching = table_id, None, True
+            case Ok():
+                self._ok(kind, message.id)
+            case Error():
+                self._error(message, kind)
+
+    def _welcome(self, welcome: Welcome) -> None:
+        self.player_name = welcome.name
+        self.lobby.set_identity(welcome.name, self.lobby.address)
+        if welcome.table_id is not None:  # the remembered token took our chair back
+            self.my_table_id, self.my_chair, self.watching = welcome.table_id, welcome.chair, False
+            return
+        if self.store.seat(self.store_key) is not None:
+            self.store.forget_seat(self.store_key)  # that table is gone
+        if self.my_table_id is not None:
+            self._left_table()
+        if self.local:  # the game against bots: one table, three bots, start
+            self.send("create", CreateTable, name="Game against bots", options=TableOptions(), chair=0)
+
+    def _seated(self, seated: Seated, kind: str | None) -> None:
+        self.store.remember_seat(self.store_key, SeatToken(seated.token, seated.table_id, seated.chair))
+        self.my_table_id, self.my_chair, self.watching = seated.table_id, seated.chair, False
+        self.chat.clear()
+        self.lobby.clear_chat()
+        if kind == "create" and self.local:
+            for chair in (1, 2, 3):
+                self.send("bot", AddBot, chair=chair)
+            self.send("start", Start)
+
+    def _table(self, info: TableInfo) -> None:
+        if info.table_id != self.my_table_id:
+            self.my_table_id = info.table_id
+        self.my_table = info
+        self.tables[info.table_id] = info
+        self.lobby.show_mine(info, self.my_chair, self.watching)
+        if self.table_screen is not None:
+            self.table_screen.set_seats(seats_of(info, self.my_seat))
+
+    def _game(self, update: GameUpdate) -> None:
+        try:
+            view = view_from_wire(update.view)
+            events = [event_from_wire(e) for e in update.events]
+        except (ValueError, TypeError):
+            self.notify("The server sent a game this client cannot show.", severity="error")
+            return
+        self.moves_seen = update.moves
+        self.my_seat = update.seat
+        screen = self._show_table()
+        screen.update(view, seats_of(self.my_table, update.seat), events)
+
+    def _show_table(self) -> TableScreen:
+        if self.table_screen is None:
+            name = self.my_table.name if self.my_table is not None else ""
+            self.table_screen = TableScreen(self.ascii, table_name=name)
+            for line in self.chat:
+                self.table_screen.add_chat_line(line)
+        if self.table_screen not in self.screen_stack:
+            self.push_screen(self.table_screen)
+        return self.table_screen
+
+    def _clock(self, clock: Clock) -> None:
+        timer = None
+        if clock.kind != "off":
+            timer = TurnTimer(clock.kind, clock.seat, clock.remaining or 0.0, time.monotonic(), clock.paused)
+        if self.table_screen is not None:
+            self.table_screen.set_clock(timer)
+
+    def _chat(self, line: ChatLine) -> None:
+        if line.by == "server" or not line.name:
+            who = Content.styled("table", "italic")
+        else:
+            who = text.plain(line.name, "bold", limit=24)
+            if line.by == "spectator":
+                who = Content.assemble(who, Content.styled(" (watching)", "dim"))
+        content = Content.assemble(who, ": ", text.plain(line.text, limit=400))
+        self.chat.append(content)
+        del self.chat[:-100]
+        self.lobby.add_chat(content)
+        if self.table_screen is not None:
+            self.table_screen.add_chat_line(content)
+
+    def _ok(self, kind: str | None, request_id: int) -> None:
+        if kind == "move" and request_id == self.move_request:
+            self.move_request = None
+        elif kind == "leave":
+            self._left_table()
+        elif kind == "again":
+            self.notify("Asked for another game: it starts when all four want one.")
+
+    def _error(self, error: Error, kind: str | None) -> None:
+        if kind == "move":
+            if error.id == self.move_request:
+                self.move_request = None
+            if self.table_screen is not None:
+                self.table_screen.refused(error.text)
+            return
+        if error.code == codes.NOT_AT_TABLE and kind == "leave":
+            self._left_table()
+            return
+        if error.code == codes.BAD_TOKEN:
+            self.store.forget_seat(self.store_key)
+        self.notify(text.clean(error.text, 300), title="The server says", severity="error")
+
+    def _left_table(self) -> None:
+        self.store.forget_seat(self.store_key)
+        self.my_table = None
+        self.my_table_id = self.my_chair = self.my_seat = None
+        self.watching = False
+        self.chat.clear()
+        self.lobby.clear_chat()
+        self.lobby.show_mine(None, None, False)
+        screen, self.table_screen = self.table_screen, None
+        if screen is not None and screen in self.screen_stack:
+            while self.screen is not screen:
+                self.pop_screen()
+            self.pop_screen()
+        if self.local:
+            self.exit()
+
+    # --- what the screens ask for --------------------------------------------------------
+
+    @on(PlayMove)
+    def _play(self, message: PlayMove) -> None:
+        if self.move_request is not None:
+            return  # one move at a time: a second key press waits for the first answer
+        self.move_request = self.send(
+            "move", MoveRequest, move=move_to_wire(message.move), after=self.moves_seen
+        )
+
+    @on(SendChat)
+    def _send_chat(self, message: SendChat) -> None:
+        self.send("chat", Chat, text=message.text)
+
+    @on(ReadyForNextDeal)
+    def _ask_ready(self) -> None:
+        self.send("ready", Ready)
+
+    @on(PlayAgainRequested)
+    def _again(self) -> None:
+        self.send("again", PlayAgain)
+
+    @on(LeaveTable)
+    def _leave(self) -> None:
+        if self.my_table_id is None:
+            self._left_table()
+        else:
+            self.send("leave", Leave)
+
+    @on(CreateTableRequested)
+    def _create(self, request: CreateTableRequested) -> None:
+        options = TableOptions(
+            seating="chosen" if request.seating == "chosen" else "draw",
+            turn_seconds=request.turn_seconds,
+            on_drop="bot" if request.on_drop == "bot" else "wait",
+        )
+        self.send("create", CreateTable, name=request.name, options=options, chair=request.chair)
+
+    @on(SitRequested)
+    def _sit(self, request: SitRequested) -> None:
+        self.send("sit", Sit, table_id=request.table_id, chair=request.chair)
+
+    @on(WatchRequested)
+    def _watch(self, request: WatchRequested) -> None:
+        self.my_table_id, self.watching = request.table_id, True
+        self.send("watch", Watch, table_id=request.table_id)
+
+    @on(BotRequested)
+    def _bot(self, request: BotRequested) -> None:
+        self.send("bot", AddBot if request.add else RemoveBot, chair=request.chair)
+
+    @on(StartRequested)
+    def _start(self) -> None:
+        self.send("start", Start)
+
+    @on(OpenTable)
+    def _open(self) -> None:
+        if self.table_screen is not None:
+            self._show_table()
+
+    # --- the terminal's size, quitting, the command palette ---------------------------------
+
+    def on_resize(self, event: Resize) -> None:
+        self._check_size(event.size.width, event.size.height)
+
+    def _check_size(self, width: int, height: int) -> None:
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        top = self.screen
+        if small and isinstance(top, TooSmallScreen):
+            top.show_size(width, height)
+        elif small:
+            self.push_screen(TooSmallScreen())
+        elif isinstance(top, TooSmallScreen):
+            self.pop_screen()
+
+    async def action_quit(self) -> None:
+        """Quitting during a game asks first (the table screen knows whether one runs)."""
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, TableScreen):
+                screen.action_quit()
+                return
+        self.exit()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Every action of the screen (those that apply now), then Textual's own."""
+        for binding in screen.BINDINGS:
+            if not isinstance(binding, Binding) or not binding.description:
+                continue
+            action = binding.action
+            name = action.split("(")[0]
+            if screen.check_action(name, ()) is not True:
+                continue
+            key = binding.key.split(",")[0].replace("question_mark", "?")
+            yield SystemCommand(binding.description, f"key: {key}", partial(screen.run_action, action))
+        yield from super().get_system_commands(screen)

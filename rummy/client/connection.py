@@ -1,0 +1,165 @@
+"""The one connection to the server: frames in, Textual messages out; requests out.
+
+``Connection.run`` is meant to run as an asyncio worker of the app. It connects,
+says hello (with the remembered seat token, so a dropped or restarted client
+gets its chair back), then turns every frame into a ``ServerMessage`` posted to
+the app. When the connection drops it says so (``ConnectionChanged``) and tries
+again with a growing pause. The protocol itself (``rummy.protocol``) is
+sans-I/O; this is the thin asyncio layer around it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from textual.message import Message
+
+from rummy.protocol import (
+    PROTOCOL_VERSION,
+    Error,
+    Hello,
+    ProtocolError,
+    ServerMessage,
+    encode,
+    server_decoder,
+)
+from rummy.protocol import errors as codes
+
+READ_CHUNK = 64 * 1024
+FIRST_PAUSE = 0.5
+LONGEST_PAUSE = 10.0
+# Fatal errors after which trying again cannot help: say so and stop.
+FINAL = {codes.VERSION, codes.REPLACED, codes.BAD_NAME}
+
+
+class ServerSaid(Message):
+    """A message from the server (a ``rummy.protocol`` ``ServerMessage``)."""
+
+    def __init__(self, message: ServerMessage, kind: str | None = None) -> None:
+        super().__init__()
+        self.message = message
+        self.kind = kind  # for an answer: what the request was ("move", "sit"...)
+
+
+class ConnectionChanged(Message):
+    """``status`` is empty once connected, else a sentence for the banner;
+    ``final`` when the client has stopped trying."""
+
+    def __init__(self, status: str, final: bool = False) -> None:
+        super().__init__()
+        self.status = status
+        self.final = final
+
+
+class Connection:
+    """One server. ``post`` delivers messages to the app; ``token`` is read at each
+    (re)connection, so the seat token remembered last is the one offered."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        name: str,
+        post: Callable[[Message], Any],
+        token: Callable[[], str | None] = lambda: None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.name = name
+        self.post = post
+        self.token = token
+        self.closed = False
+        self.connected = False
+        self._writer: asyncio.StreamWriter | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, str] = {}
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def request(self, kind: str, factory: Callable[..., Any], **fields: Any) -> int | None:
+        """Send a request built by ``factory(id=..., **fields)``; returns its id, or None
+        when not connected (the caller says so; nothing is queued for later)."""
+        writer = self._writer
+        if writer is None or writer.is_closing():
+            return None
+        request_id = next(self._ids)
+        message = factory(id=request_id, **fields)
+        self._pending[request_id] = kind
+        writer.write(encode(message))
+        return request_id
+
+    async def run(self) -> None:
+        pause = FIRST_PAUSE
+        while not self.closed:
+            try:
+                reader, writer = await asyncio.open_connection(self.host, self.port)
+            except OSError as e:
+                reason = e.strerror or type(e).__name__
+                self.post(
+                    ConnectionChanged(f"Cannot reach {self.address} ({reason}). Trying again in {pause:g} s.")
+                )
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, LONGEST_PAUSE)
+                continue
+            pause = FIRST_PAUSE
+            final = await self._session(reader, writer)
+            if self.closed:
+                break
+            if final is not None:
+                self.post(ConnectionChanged(final, final=True))
+                return
+            self.post(ConnectionChanged(f"Connection to {self.address} lost. Reconnecting..."))
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, LONGEST_PAUSE)
+
+    async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> str | None:
+        """One connection, until it drops. Returns a sentence if the server ended it
+        for good (no point reconnecting), else None."""
+        self._writer = writer
+        self._pending.clear()
+        decoder = server_decoder()
+        final: str | None = None
+        try:
+            self.request(
+                "hello", Hello, version=PROTOCOL_VERSION, name=self.name, token=self.token(), lobby=True
+            )
+            self.connected = True
+            self.post(ConnectionChanged(""))
+            while final is None:
+                data = await reader.read(READ_CHUNK)
+                if not data:
+                    break
+                for item in decoder.feed(data):
+                    final = self._deliver(item)
+                    if final is not None:
+                        break
+        except (OSError, ConnectionError):
+            pass
+        finally:
+            self.connected = False
+            self._writer = None
+            writer.close()
+        return final
+
+    def _deliver(self, item: ServerMessage | ProtocolError) -> str | None:
+        if isinstance(item, ProtocolError):  # the server sent something unreadable
+            return None if not item.fatal else "The server sent a frame the client cannot read."
+        kind = None
+        request_id = getattr(item, "id", None)
+        if request_id is not None:
+            kind = self._pending.pop(request_id, None)
+        self.post(ServerSaid(item, kind))
+        if isinstance(item, Error) and item.fatal and item.code in FINAL:
+            return item.text
+        return None
+
+    async def close(self) -> None:
+        self.closed = True
+        writer = self._writer
+        if writer is not None:
+            writer.close()
