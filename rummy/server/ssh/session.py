@@ -1,0 +1,256 @@
+"""One SSH session: the game client on its own pty, wired to the channel.
+
+The channel is opened in binary mode with no line editor (the server is
+created with ``encoding=None, line_editor=False``), so keys go to the pty
+byte for byte and the client's screen comes back the same way. A session
+that did not ask for a pty is refused in one line: the client is a
+full-screen program and cannot run without a terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncssh
+
+from rummy.server.ssh.identity import ClientStateDir, Identity
+from rummy.server.ssh.pty_child import INPUT_HIGH_WATER, PtyChild, WindowSize
+
+log = logging.getLogger(__name__)
+
+# (game address "HOST:PORT", player name) -> the program to run on the pty.
+ClientCommand = Callable[[str, str], Sequence[str]]
+
+NO_PTY_REFUSAL = (
+    b"rummy: this server only runs the game, which needs a terminal: "
+    b"connect with plain `ssh -p PORT name@host` (no -T, no command).\r\n"
+)
+KEYLESS_NOTICE = (
+    b"rummy: you connected without an SSH key, so you cannot reclaim your seat "
+    b"if the connection drops (make one with ssh-keygen).\r\n"
+)
+# Written before a message that interrupts the client's full screen: leave
+# the alternate screen, show the cursor, stop mouse reports and bracketed
+# paste, reset colours, so the player's terminal is usable afterwards.
+TERMINAL_RESET = b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m\r\n"
+# When TERM is empty the client still needs something it can draw with.
+FALLBACK_TERM = "xterm-256color"
+# Settings the player's own ssh may send (SendEnv) that matter to drawing.
+_PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "COLORTERM", "NO_COLOR")
+# Variables that would override the pty's real size or leak the server's
+# own terminal into the client.
+_DROPPED_ENV = ("COLUMNS", "LINES", "TERMCAP", "TMUX", "STY", "TERM_PROGRAM")
+
+
+def default_client_command(game_address: str, name: str) -> list[str]:
+    """The real client, run with this server's own interpreter."""
+    return [sys.executable, "-m", "rummy.client", game_address, "--name", name]
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    """What every session of one SSH server shares."""
+
+    game_address: str
+    state_dir: Path
+    client_command: ClientCommand = default_client_command
+    keyless_notice_delay: float = 2.0
+    hangup_grace: float = 2.0
+
+
+class GameSession(asyncssh.SSHServerSession[bytes]):
+    """Runs the client for one SSH session and closes the session with the
+    client's exit status; ends the client when the session goes away."""
+
+    def __init__(
+        self,
+        settings: SessionSettings,
+        identity: Identity,
+        on_activity: Callable[[], None],
+        track: Callable[[asyncio.Task[None]], None],
+    ) -> None:
+        self._settings = settings
+        self._identity = identity
+        self._on_activity = on_activity
+        self._track = track
+        self._chan: asyncssh.SSHServerChannel[bytes] | None = None
+        self._term_type: str | None = None
+        self._size: WindowSize = (80, 24, 0, 0)
+        self._child: PtyChild | None = None
+        self._early_input = bytearray()  # keys typed before the client started
+        self._gone = False  # the SSH side has closed
+        self._in_notice = False
+        self._task: asyncio.Task[None] | None = None
+
+    # -- asyncssh callbacks ------------------------------------------------------
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:  # type: ignore[override]
+        self._chan = chan
+
+    def pty_requested(self, term_type: str, term_size: WindowSize, term_modes: asyncssh.TermModes) -> bool:
+        self._term_type = term_type or FALLBACK_TERM
+        if term_size[0] and term_size[1]:
+            self._size = term_size
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        # Accepted so that the refusal (no pty) or the game (pty) can be shown;
+        # the command itself is never run, as with sshd's ForceCommand.
+        return True
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        return False  # no sftp or anything else
+
+    def session_started(self) -> None:
+        assert self._chan is not None
+        if self._term_type is None:
+            log.info("refused a session without a pty from %s", self._identity.user_name)
+            self._chan.write_stderr(NO_PTY_REFUSAL)
+            self._chan.exit(1)
+            return
+        self._task = asyncio.get_running_loop().create_task(self._run())
+        self._track(self._task)
+
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+        self._on_activity()
+        if self._child is not None:
+            self._child.write(data)
+            if self._child.input_backlog > INPUT_HIGH_WATER and self._chan is not None:
+                self._chan.pause_reading()
+        elif len(self._early_input) < INPUT_HIGH_WATER:
+            self._early_input += data
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        self._on_activity()
+        if width and height:
+            self._size = (width, height, pixwidth, pixheight)
+            if self._child is not None:
+                self._child.resize(self._size)
+
+    def eof_received(self) -> bool:
+        return True  # a terminal has no end of input; keep the output side open
+
+    def break_received(self, msec: int) -> bool:
+        return False
+
+    def pause_writing(self) -> None:
+        if self._child is not None:
+            self._child.pause_output()
+
+    def resume_writing(self) -> None:
+        if self._child is not None:
+            self._child.resume_output()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._gone = True
+        if self._child is not None:
+            self._child.hang_up(self._settings.hangup_grace)
+        elif self._in_notice and self._task is not None:
+            # Still showing the notice: no client to hang up yet. (While the
+            # client is being started, _run_client sees _gone and hangs up.)
+            self._task.cancel()
+
+    def notify(self, text: bytes) -> None:
+        """Show a one-line message from the server over whatever is on screen
+        (used just before the server closes the session)."""
+        if self._term_type is not None and self._child is not None:
+            self._send(TERMINAL_RESET)
+        self._send(text)
+
+    # -- the client ----------------------------------------------------------
+
+    def _child_env(self, state_dir: Path) -> dict[str, str]:
+        assert self._chan is not None and self._term_type is not None
+        env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
+        sent = self._chan.get_environment()
+        env.update({k: sent[k] for k in _PASSED_ENV if k in sent})
+        env["TERM"] = self._term_type
+        env["RUMMY_STATE_DIR"] = str(state_dir)
+        return env
+
+    def _send(self, data: bytes) -> None:
+        if self._chan is not None and not self._chan.is_closing():
+            self._chan.write(data)
+
+    def _input_drained(self) -> None:
+        if self._chan is not None and not self._chan.is_closing():
+            self._chan.resume_reading()
+
+    async def _run(self) -> None:
+        assert self._chan is not None
+        chan = self._chan
+        state: ClientStateDir | None = None
+        status: int | None = None
+        try:
+            if self._identity.key is None:
+                chan.write(KEYLESS_NOTICE)
+                self._in_notice = True
+                try:
+                    await asyncio.sleep(self._settings.keyless_notice_delay)
+                finally:
+                    self._in_notice = False
+            if self._gone:
+                return
+            state = ClientStateDir.for_identity(self._identity, self._settings.state_dir)
+            status = await self._run_client(state.path)
+        except Exception:
+            log.exception("ssh session for %r failed", self._identity.user_name)
+            chan.write_stderr(b"rummy: the game client could not be started; please tell the host.\r\n")
+            status = 127
+        finally:
+            if state is not None:
+                state.release()
+            if status is not None and not chan.is_closing():
+                _close_with_status(chan, status)
+
+    async def _run_client(self, state_dir: Path) -> int:
+        """Start the client on a pty, feed it, wait for it; its exit status."""
+        identity = self._identity
+        argv = list(self._settings.client_command(self._settings.game_address, identity.display_name))
+        # Not cancellable from here on: a child must never be left unreaped.
+        child = await PtyChild.spawn(
+            argv,
+            env=self._child_env(state_dir),
+            size=self._size,
+            on_output=self._send,
+            on_input_drained=self._input_drained,
+            cwd=state_dir,
+        )
+        self._child = child
+        log.info(
+            "ssh session for %r (%s) runs client pid %d",
+            identity.user_name,
+            identity.fingerprint or "no key",
+            child.pid,
+        )
+        if self._gone:  # dropped while the client was starting
+            child.hang_up(self._settings.hangup_grace)
+        elif self._early_input:
+            child.write(bytes(self._early_input))
+        self._early_input.clear()
+        status = await child.wait()
+        log.info("client pid %d of %r ended with status %d", child.pid, identity.user_name, status)
+        return status
+
+
+def _close_with_status(chan: asyncssh.SSHServerChannel[bytes], status: int) -> None:
+    """Pass the client's exit on: a status, or the signal that killed it."""
+    if status >= 0:
+        chan.exit(status)
+        return
+    try:
+        name = signal.Signals(-status).name.removeprefix("SIG")
+    except ValueError:
+        chan.exit(128 + (-status & 0x7F))
+        return
+    chan.exit_with_signal(name)

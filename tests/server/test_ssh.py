@@ -1,0 +1,379 @@
+"""The SSH front door (issue 5), driven with asyncssh's own client.
+
+A stand-in child (ssh_standin.py) plays the game client here, so that these
+tests show exactly what the pty plumbing does: the terminal size it sees,
+the bytes it gets, its exit status, its controlling terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import stat
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from rummy.server.ssh import HOST_KEY_NAME, HostKeyError, sanitise_name, start_ssh_server
+from rummy.server.ssh.server import SSHGameServer
+
+STANDIN = str(Path(__file__).with_name("ssh_standin.py"))
+GAME_ADDRESS = "127.0.0.1:4567"  # the stand-in only prints it
+TIMEOUT = 10.0
+
+
+def standin(*extra: str) -> Callable[[str, str], Sequence[str]]:
+    def command(address: str, name: str) -> list[str]:
+        return [sys.executable, STANDIN, address, "--name", name, *extra]
+
+    return command
+
+
+async def serve(state_dir: Path, **kwargs: object) -> SSHGameServer:
+    options: dict[str, object] = {
+        "client_argv": standin("--exit", "3"),
+        "keyless_notice_delay": 0.0,
+        "hangup_grace": 0.5,
+    }
+    options.update(kwargs)
+    return await start_ssh_server("127.0.0.1", 0, GAME_ADDRESS, state_dir, **options)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[SSHGameServer]:
+    srv = await serve(tmp_path / "state")
+    yield srv
+    await srv.close()
+
+
+@pytest.fixture(scope="module")
+def keys() -> list[asyncssh.SSHKey]:
+    return [asyncssh.generate_private_key("ssh-ed25519") for _ in range(2)]
+
+
+class _KeylessClient(asyncssh.SSHClient):
+    """Answers keyboard-interactive with nothing, as OpenSSH does when the
+    server asks no questions."""
+
+    def kbdint_auth_requested(self) -> str:
+        return ""
+
+    def kbdint_challenge_received(
+        self, name: str, instructions: str, lang: str, prompts: Sequence[tuple[str, bool]]
+    ) -> list[str]:
+        return []
+
+
+async def connect(
+    srv: SSHGameServer, user: str = "alice", key: asyncssh.SSHKey | None = None
+) -> asyncssh.SSHClientConnection:
+    conn, _ = await asyncssh.create_connection(
+        _KeylessClient,
+        "127.0.0.1",
+        srv.port,
+        username=user,
+        client_keys=[key] if key is not None else None,
+        known_hosts=None,
+        agent_path=None,
+        password=None,
+        preferred_auth="publickey,keyboard-interactive" if key is not None else "keyboard-interactive",
+    )
+    return conn
+
+
+async def open_terminal(
+    conn: asyncssh.SSHClientConnection, size: tuple[int, int] = (100, 30)
+) -> asyncssh.SSHClientProcess[bytes]:
+    return await conn.create_process(term_type="xterm-256color", term_size=size, encoding=None)
+
+
+class Screen:
+    """What the player's terminal has received so far."""
+
+    def __init__(self, process: asyncssh.SSHClientProcess[bytes]) -> None:
+        self.process = process
+        self.data = b""
+
+    async def wait_for(self, text: bytes, start: int = 0) -> int:
+        """Read until ``text`` has arrived (after offset ``start``); its offset."""
+
+        async def read() -> int:
+            while (at := self.data.find(text, start)) < 0:
+                chunk = await self.process.stdout.read(65536)
+                if not chunk:
+                    raise AssertionError(f"session ended before {text!r}; screen: {self.data!r}")
+                self.data += chunk
+            return at
+
+        return await asyncio.wait_for(read(), TIMEOUT)
+
+    async def line_after(self, prefix: bytes) -> str:
+        at = await self.wait_for(prefix)
+        end = await self.wait_for(b"\r\n", at)
+        return self.data[at:end].decode()
+
+    async def rest(self) -> bytes:
+        self.data += await asyncio.wait_for(self.process.stdout.read(), TIMEOUT)
+        return self.data
+
+
+def field(line: str, name: str) -> str:
+    return next(part.split("=", 1)[1] for part in line.split() if part.startswith(f"{name}="))
+
+
+async def test_pty_session_runs_client_with_keys_resize_and_exit_status(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    """A session with a pty runs the client named after the SSH user, on a
+    controlling terminal of the requested size and TERM; keys go in byte for
+    byte, a resize reaches it as SIGWINCH, and its exit status closes the session."""
+    async with await connect(server, "alice", keys[0]) as conn:
+        process = await open_terminal(conn, (100, 30))
+        screen = Screen(process)
+        hello = await screen.line_after(b"HELLO")
+        assert field(hello, "name") == "alice"
+        assert field(hello, "addr") == GAME_ADDRESS
+        assert field(hello, "term") == "xterm-256color"
+        assert field(hello, "ctty") == "yes"
+        await screen.wait_for(b"SIZE 100x30")
+
+        process.stdin.write(b"a\x1b[A\x03")  # a letter, an arrow key, Ctrl+C: all raw
+        await screen.wait_for(b"KEY " + b"a\x1b[A\x03".hex().encode())
+
+        process.change_terminal_size(120, 40)
+        await screen.wait_for(b"SIZE 120x40")
+
+        process.stdin.write(b"q")
+        await process.wait_closed()
+        assert process.exit_status == 3
+
+
+async def test_client_killed_by_signal_is_reported_as_exit_signal(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    async with await connect(server, "alice", keys[0]) as conn:
+        process = await open_terminal(conn)
+        screen = Screen(process)
+        await screen.wait_for(b"SIZE")
+        process.stdin.write(b"k")
+        await process.wait_closed()
+        assert process.exit_signal is not None
+        assert process.exit_signal[0] == "TERM"
+
+
+@pytest.mark.parametrize("command", [None, "ls -l"])
+async def test_session_without_pty_is_refused_in_one_line(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey], command: str | None
+) -> None:
+    """`ssh -T host` and `ssh host command` get one clear line and a non-zero status."""
+    async with await connect(server, "alice", keys[0]) as conn:
+        result = await asyncio.wait_for(conn.run(command, encoding="utf-8"), TIMEOUT)
+    assert result.exit_status == 1
+    assert result.stdout == ""
+    assert isinstance(result.stderr, str)
+    assert result.stderr.count("\n") == 1
+    assert "needs a terminal" in result.stderr
+
+
+async def test_user_name_is_sanitised_for_the_client(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    async with await connect(server, "[b]bob;rm -rf *", keys[0]) as conn:
+        screen = Screen(await open_terminal(conn))
+        hello = await screen.line_after(b"HELLO")
+        assert field(hello, "name") == "bbobrm-rf"
+
+
+def test_sanitise_name() -> None:
+    assert sanitise_name("alice") == "alice"
+    assert sanitise_name("Zoë_2") == "Zoë_2"
+    assert sanitise_name("a b\tc\x00d") == "abcd"
+    assert sanitise_name("[b]x[/b]") == "bxb"
+    assert sanitise_name("x" * 40) == "x" * 16
+    assert sanitise_name("") == "player"
+    assert sanitise_name("\x1b\x07;;") == "player"
+
+
+async def test_same_key_keeps_its_state_dir_and_other_keys_do_not_share_it(
+    tmp_path: Path, keys: list[asyncssh.SSHKey]
+) -> None:
+    """Identity is the key: a second session with the same key finds the state
+    its client left (the seat token); another key, even with the same user
+    name, starts fresh."""
+    state = tmp_path / "state"
+    async with await serve(state) as srv:
+        seen: list[tuple[str, str]] = []
+        for key in (keys[0], keys[0], keys[1]):
+            async with await connect(srv, "alice", key) as conn:
+                screen = Screen(await open_terminal(conn))
+                line = await screen.line_after(b"STATE")
+                seen.append((line.split()[1], field(line, "dir")))
+                screen.process.stdin.write(b"q")
+                await screen.process.wait_closed()
+    assert [s for s, _ in seen] == ["new", "seen", "new"]
+    first_dir = Path(seen[0][1])
+    assert seen[1][1] == seen[0][1]
+    assert seen[2][1] != seen[0][1]
+    assert first_dir.parent == state / "ssh"
+    # Named after the key's SHA-256 fingerprint (hex, safe on any file system).
+    assert first_dir.name == hashlib.sha256(keys[0].public_data).hexdigest()
+    assert stat.S_IMODE(first_dir.stat().st_mode) == 0o700
+
+
+async def test_keyless_player_is_told_and_gets_a_fresh_state_dir_deleted_afterwards(
+    server: SSHGameServer,
+) -> None:
+    for _ in range(2):
+        async with await connect(server, "carol") as conn:
+            screen = Screen(await open_terminal(conn))
+            notice_at = await screen.wait_for(b"without an SSH key")
+            hello_at = await screen.wait_for(b"HELLO")
+            assert notice_at < hello_at  # told before the client starts
+            notice = screen.data[: screen.data.index(b"\r\n", notice_at)]
+            assert b"cannot reclaim your seat" in notice
+            line = await screen.line_after(b"STATE")
+            assert line.split()[1] == "new"
+            state_dir = Path(field(line, "dir"))
+            assert state_dir.is_dir()
+            screen.process.stdin.write(b"q")
+            await screen.process.wait_closed()
+        assert not state_dir.exists()
+
+
+async def test_authorized_keys_mode_lets_in_only_listed_keys(
+    tmp_path: Path, keys: list[asyncssh.SSHKey]
+) -> None:
+    allowed = tmp_path / "authorized_keys"
+    allowed.write_bytes(keys[0].export_public_key())
+    async with await serve(tmp_path / "state", authorized_keys_path=allowed) as srv:
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(srv, "mallory", keys[1])
+        with pytest.raises(asyncssh.PermissionDenied):
+            await connect(srv, "mallory")  # no key at all
+        async with await connect(srv, "alice", keys[0]) as conn:
+            screen = Screen(await open_terminal(conn))
+            await screen.wait_for(b"HELLO name=alice")
+        # The host adds a friend without a restart.
+        allowed.write_bytes(keys[0].export_public_key() + keys[1].export_public_key())
+        async with await connect(srv, "bob", keys[1]) as conn:
+            screen = Screen(await open_terminal(conn))
+            await screen.wait_for(b"HELLO name=bob")
+
+
+async def test_host_key_is_created_private_and_reused_after_restart(
+    tmp_path: Path, keys: list[asyncssh.SSHKey]
+) -> None:
+    state = tmp_path / "state"
+    fingerprints = []
+    for _ in range(2):
+        async with await serve(state) as srv:
+            key_file = state / HOST_KEY_NAME
+            assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+            async with await connect(srv, "alice", keys[0]) as conn:
+                host_key = conn.get_server_host_key()
+                assert host_key is not None
+                assert host_key.algorithm == b"ssh-ed25519"
+                fingerprints.append(host_key.get_fingerprint())
+            assert srv.host_key_fingerprint == fingerprints[-1]
+    assert fingerprints[0] == fingerprints[1]
+
+
+async def test_named_host_key_is_used_and_must_exist(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:
+    with pytest.raises(HostKeyError, match="does not exist"):
+        await serve(tmp_path / "state", host_key_path=tmp_path / "missing_key")
+    key_file = tmp_path / "my_host_key"
+    own = asyncssh.generate_private_key("ssh-ed25519")
+    own.write_private_key(str(key_file))
+    srv = await serve(tmp_path / "state", host_key_path=key_file)
+    async with srv, await connect(srv, "alice", keys[0]) as conn:
+        host_key = conn.get_server_host_key()
+        assert host_key is not None
+        assert host_key.get_fingerprint() == own.get_fingerprint()
+    assert not (tmp_path / "state" / HOST_KEY_NAME).exists()
+
+
+def _process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # succeeds for a zombie too: gone means reaped
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def _wait_until(check: Callable[[], bool]) -> None:
+    async def poll() -> None:
+        while not check():
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(poll(), TIMEOUT)
+
+
+def _open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("ignore_hup", [False, True])
+async def test_dropped_session_ends_and_reaps_the_client(
+    tmp_path: Path, keys: list[asyncssh.SSHKey], ignore_hup: bool
+) -> None:
+    """The SSH connection drops: the client gets SIGHUP (SIGKILL if it ignores
+    that), is reaped (no zombie), and the server keeps no fd of the session."""
+    extra = ("--ignore-hup",) if ignore_hup else ()
+    async with await serve(tmp_path / "state", client_argv=standin(*extra)) as srv:
+        fds_before = _open_fds() if os.path.isdir("/proc/self/fd") else None
+        conn = await connect(srv, "alice", keys[0])
+        screen = Screen(await open_terminal(conn))
+        pid = int(field(await screen.line_after(b"HELLO"), "pid"))
+        await screen.wait_for(b"SIZE")
+        assert not _process_gone(pid)
+        conn.abort()  # the network goes away, no goodbye
+        await _wait_until(lambda: _process_gone(pid))
+        await _wait_until(lambda: srv.connection_count == 0)
+        if fds_before is not None:
+            await _wait_until(lambda: _open_fds() <= fds_before)
+
+
+async def test_closing_the_server_ends_every_client(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:
+    srv = await serve(tmp_path / "state")
+    conn = await connect(srv, "alice", keys[0])
+    screen = Screen(await open_terminal(conn))
+    pid = int(field(await screen.line_after(b"HELLO"), "pid"))
+    await srv.close()
+    assert _process_gone(pid)
+    await screen.process.wait_closed()
+    conn.close()
+
+
+async def test_per_address_connection_limit(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:
+    async with await serve(tmp_path / "state", max_per_address=2) as srv:
+        first = await connect(srv, "a", keys[0])
+        second = await connect(srv, "b", keys[0])
+        with pytest.raises(asyncssh.DisconnectError, match="Too many connections"):
+            await connect(srv, "c", keys[0])
+        first.close()
+        await first.wait_closed()
+        await _wait_until(lambda: srv.connection_count == 1)
+        third = await connect(srv, "c", keys[0])
+        second.close()
+        third.close()
+
+
+async def test_idle_session_is_closed_with_a_notice(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:
+    async with await serve(tmp_path / "state", idle_timeout=0.6) as srv:
+        async with await connect(srv, "alice", keys[0]) as conn:
+            screen = Screen(await open_terminal(conn))
+            pid = int(field(await screen.line_after(b"HELLO"), "pid"))
+            # Keys keep it alive past the timeout...
+            for _ in range(4):
+                await asyncio.sleep(0.25)
+                screen.process.stdin.write(b"x")
+            await screen.wait_for(b"KEY 78")
+            assert not screen.process.is_closing()
+            # ...and silence ends it, with a line saying why.
+            data = await screen.rest()
+            assert b"without a key pressed" in data
+        await _wait_until(lambda: _process_gone(pid))
