@@ -143,6 +143,13 @@ class Storage:
         last_game = db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
         return Snapshot(tables, last_table, last_game)
 
+    def game_record(self, game_id: int) -> dict[str, Any] | None:
+        """A stored game in ``GameRecord.to_data`` form (seed, seating, moves), to replay it."""
+        row = self._db.execute("SELECT seed, seating FROM games WHERE id=?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        return {"seed": int(row[0]), "seating": row[1], "moves": self.game_moves(game_id)}
+
     def game_moves(self, game_id: int) -> list[dict[str, Any]]:
         """The moves of any game, finished or not (for replays and tests)."""
         return [
