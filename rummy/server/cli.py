@@ -18,6 +18,7 @@ from platformdirs import user_state_dir
 
 from ..protocol.messages import DEFAULT_PORT
 from .listener import Server, start_server
+from .ssh.cli import add_ssh_arguments, start_ssh_from_args
 
 
 def default_db() -> Path:
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deal-pause", type=float, default=15.0, help="seconds between deals unless all ready")
     p.add_argument("--max-connections", type=int, default=5000)
     p.add_argument("--max-per-address", type=int, default=64)
+    add_ssh_arguments(p)
     return p
 
 
@@ -68,11 +70,19 @@ async def serve(args: argparse.Namespace) -> None:
         f" players join with: rummy-client {public_address(server)}",
         flush=True,
     )
+    public_host = public_address(server).rpartition(":")[0]
+    try:
+        ssh = await start_ssh_from_args(args, server.host, server.port, public_host)
+    except SystemExit:
+        await server.close()
+        raise
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
+    if ssh is not None:
+        await ssh.close()  # first: its clients are players of this server
     await server.close()
 
 

@@ -228,7 +228,7 @@ async def start_ssh_server(
     """Serve the game client over SSH on ``host:port``.
 
     Each session with a pty runs ``client_argv(game_address, name)`` (by
-    default ``python -m rummy.client HOST:PORT --name NAME``) on its own pty.
+    default ``python -m rummy.client.cli HOST:PORT --name NAME``) on its own pty.
     The host key is ``host_key_path`` if given (it must exist), else
     ``<state_dir>/ssh_host_ed25519_key``, created on first start. With
     ``authorized_keys_path`` only those keys get in; otherwise anyone does.

@@ -51,7 +51,7 @@ _DROPPED_ENV = ("COLUMNS", "LINES", "TERMCAP", "TMUX", "STY", "TERM_PROGRAM")
 
 def default_client_command(game_address: str, name: str) -> list[str]:
     """The real client, run with this server's own interpreter."""
-    return [sys.executable, "-m", "rummy.client", game_address, "--name", name]
+    return [sys.executable, "-m", "rummy.client.cli", game_address, "--name", name]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,114 @@
+"""The ``--ssh-*`` options of ``rummy-server`` and starting SSH beside the game server.
+
+Kept here so that the server's own CLI needs two lines: one to add the
+options, one to start (or not start) the SSH front door.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from platformdirs import user_state_dir
+
+from rummy.server.ssh.access import AccessError
+from rummy.server.ssh.hostkey import HostKeyError
+from rummy.server.ssh.server import (
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_PER_ADDRESS,
+    SSHGameServer,
+    start_ssh_server,
+)
+from rummy.server.ssh.session import ClientCommand
+
+# Where the child clients reach the game server when it listens on every
+# interface: this machine, by loopback.
+_LOOPBACK = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}
+
+
+def default_state_dir() -> Path:
+    """The server's state directory (where its default database lives too)."""
+    return Path(user_state_dir("rummy"))
+
+
+def add_ssh_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("SSH", "let players join with nothing but an ssh client")
+    group.add_argument(
+        "--ssh-port", type=int, default=None, metavar="PORT", help="also serve the game over SSH on PORT"
+    )
+    group.add_argument(
+        "--ssh-host", default=None, metavar="ADDR", help="address for SSH to listen on (default: as --host)"
+    )
+    group.add_argument(
+        "--ssh-host-key",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help=f"private host key to use (default: created once in {default_state_dir()})",
+    )
+    group.add_argument(
+        "--ssh-authorized-keys",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="let in only the public keys in this authorized_keys file (default: anyone)",
+    )
+    group.add_argument(
+        "--ssh-idle-timeout",
+        type=float,
+        default=DEFAULT_IDLE_TIMEOUT,
+        metavar="SECONDS",
+        help=f"close an SSH session after this long without a key pressed (0: never; "
+        f"default {DEFAULT_IDLE_TIMEOUT:g})",
+    )
+    group.add_argument(
+        "--ssh-max-per-address",
+        type=int,
+        default=DEFAULT_MAX_PER_ADDRESS,
+        metavar="N",
+        help=f"SSH connections allowed from one address (default {DEFAULT_MAX_PER_ADDRESS})",
+    )
+
+
+def game_address(host: str, port: int) -> str:
+    """``HOST:PORT`` for a client on this machine to reach the game server."""
+    host = _LOOPBACK.get(host, host)
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+async def start_ssh_from_args(
+    args: argparse.Namespace,
+    game_host: str,
+    game_port: int,
+    public_host: str,
+    *,
+    state_dir: Path | None = None,
+    client_argv: ClientCommand | None = None,
+) -> SSHGameServer | None:
+    """Start SSH if ``--ssh-port`` was given (None otherwise) and say how to
+    join. Raises SystemExit with a readable message when it cannot start."""
+    if args.ssh_port is None:
+        return None
+    try:
+        server = await start_ssh_server(
+            args.ssh_host if args.ssh_host is not None else args.host,
+            args.ssh_port,
+            game_address(game_host, game_port),
+            state_dir or default_state_dir(),
+            host_key_path=args.ssh_host_key,
+            authorized_keys_path=args.ssh_authorized_keys,
+            client_argv=client_argv,
+            idle_timeout=args.ssh_idle_timeout,
+            max_per_address=args.ssh_max_per_address,
+        )
+    except (HostKeyError, AccessError, OSError) as exc:
+        raise SystemExit(f"rummy-server: cannot serve SSH: {exc}") from None
+    port_flag = "" if server.port == 22 else f"-p {server.port} "
+    print(
+        f"rummy-server SSH on port {server.port} (host key {server.host_key_fingerprint});"
+        f" players join with: ssh {port_flag}NAME@{public_host}",
+        file=sys.stdout,
+        flush=True,
+    )
+    return server
