@@ -1,0 +1,125 @@
+"""Dropping out and coming back: seats held for their tokens, shown away, reclaimed."""
+
+from __future__ import annotations
+
+from rummy.engine import view_for
+from rummy.protocol import (
+    PROTOCOL_VERSION,
+    CreateTable,
+    Error,
+    Hello,
+    Leave,
+    Ok,
+    Rejoin,
+    Seated,
+    Sit,
+    TableOptions,
+    Welcome,
+    errors,
+)
+from rummy.protocol.aio import Client
+from rummy.protocol.wire import StockDrawnWire
+from rummy.server import Server
+
+from .game_helpers import close_all, connect, play_all, server, table_of_four
+
+__all__ = ["server"]
+
+
+async def test_a_dropped_player_is_shown_away_and_returns_with_the_token(server: Server) -> None:
+    clients, tokens, table_id = await table_of_four(server)
+    await play_all(clients, stop_after=12)
+    bob = clients[1]
+    await bob.close()
+    for c in (clients[0], clients[2], clients[3]):
+        await c.until(lambda c: c.table is not None and not c.table.chairs[1].present)
+    back = await Client.connect(server.host, server.port)
+    welcome = await back.request(Hello, version=PROTOCOL_VERSION, name="Bob", token=tokens[1], lobby=False)
+    assert isinstance(welcome, Welcome) and (welcome.table_id, welcome.chair) == (table_id, 1)
+    await back.until(lambda c: c.view is not None)
+    table = server.lobby.tables[table_id]
+    assert table.game is not None
+    seat = table.game.partner_draw.seat_of_player[1]
+    assert back.view == view_for(table.game, seat)  # the whole view, the hand included
+    for c in (clients[0], clients[2], clients[3]):
+        await c.until(lambda c: c.table is not None and c.table.chairs[1].present)
+    clients[1] = back
+    await play_all(clients)
+    assert back.view is not None and back.view.phase == "game_over"
+    await close_all(clients)
+
+
+async def test_with_on_drop_bot_a_bot_plays_the_absent_seat_until_it_returns(server: Server) -> None:
+    clients, tokens, table_id = await table_of_four(
+        server, names=("Ann", "Bob"), bots=2, options=TableOptions(on_drop="bot")
+    )
+    ann, bob = clients
+    await ann.until(lambda c: c.game is not None)
+    assert ann.game is not None and ann.game.seat is not None
+    ann_seat = ann.game.seat
+    await ann.close()
+
+    def ann_seat_played(c: Client) -> bool:
+        return any(
+            isinstance(e, StockDrawnWire) and e.seat == ann_seat
+            for m in c.received
+            if hasattr(m, "events")
+            for e in m.events  # type: ignore[union-attr]
+        )
+
+    # Bob keeps playing; Ann's seat is played by a stand-in bot meanwhile.
+    await play_all([bob], stop_after=30)
+    await bob.until(ann_seat_played)
+    back = await connect(server, "Ann")
+    seated = await back.request(Rejoin, token=tokens[0])
+    assert isinstance(seated, Seated) and (seated.table_id, seated.chair) == (table_id, 0)
+    await back.until(lambda c: c.view is not None and c.table is not None and c.table.chairs[0].present)
+    await play_all([back, bob])
+    assert back.view is not None and back.view.phase == "game_over"
+    await close_all([back, bob])
+
+
+async def test_nobody_takes_a_seat_without_its_token(server: Server) -> None:
+    clients, tokens, table_id = await table_of_four(server)
+    await clients[1].close()
+    eve = await connect(server, "Eve")
+    refused = await eve.request(Sit, table_id=table_id, chair=1)
+    assert isinstance(refused, Error) and refused.code == errors.NOT_WAITING
+    wrong = await eve.request(Rejoin, token=tokens[1][:-2] + "xx")
+    assert isinstance(wrong, Error) and wrong.code == errors.BAD_TOKEN
+    other = await Client.connect(server.host, server.port)
+    welcome = await other.request(Hello, version=PROTOCOL_VERSION, name="Mal", token="not-a-token")
+    assert isinstance(welcome, Welcome) and welcome.table_id is None
+    table = server.lobby.tables[table_id]
+    assert table.chairs[1] is not None and table.chairs[1].session is None and table.chairs[1].name == "Bob"
+    await close_all([*clients, eve, other])
+
+
+async def test_a_second_connection_with_the_token_replaces_the_first(server: Server) -> None:
+    clients, tokens, _ = await table_of_four(server)
+    twin = await connect(server, "Bob")
+    assert isinstance(await twin.request(Rejoin, token=tokens[1]), Seated)
+    bob = clients[1]
+    await bob.until(lambda c: any(e.code == errors.REPLACED for e in c.errors))
+    refused = await bob.request(Leave)
+    assert isinstance(refused, Error) and refused.code == errors.NOT_AT_TABLE
+    await twin.until(lambda c: c.view is not None)
+    clients[1] = twin
+    await play_all(clients)
+    await close_all([*clients, bob])
+
+
+async def test_leaving_a_waiting_table_frees_the_chair_and_passes_on_the_creator(server: Server) -> None:
+    ann = await connect(server, "Ann")
+    bob = await connect(server, "Bob")
+    seated = await ann.request(CreateTable, name="t")
+    assert isinstance(seated, Seated)
+    assert isinstance(await bob.request(Sit, table_id=seated.table_id, chair=2), Seated)
+    assert isinstance(await ann.request(Leave), Ok)
+    await bob.until(lambda c: c.table is not None and c.table.chairs[0].name is None)
+    assert bob.table is not None and bob.table.creator == 2
+    gone = await ann.request(Rejoin, token=seated.token)
+    assert isinstance(gone, Error) and gone.code == errors.BAD_TOKEN
+    assert isinstance(await bob.request(Leave), Ok)  # the last person leaves: the table closes
+    assert seated.table_id not in server.lobby.tables
+    await close_all([ann, bob])
