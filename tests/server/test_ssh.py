@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import re
 import stat
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -18,6 +19,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from rummy.server import start_server
 from rummy.server.ssh import HOST_KEY_NAME, HostKeyError, sanitise_name, start_ssh_server
 from rummy.server.ssh.server import SSHGameServer
 
@@ -230,11 +232,11 @@ async def test_keyless_player_is_told_and_gets_a_fresh_state_dir_deleted_afterwa
     for _ in range(2):
         async with await connect(server, "carol") as conn:
             screen = Screen(await open_terminal(conn))
-            notice_at = await screen.wait_for(b"without an SSH key")
+            notice_at = await screen.wait_for(b"no SSH key")
             hello_at = await screen.wait_for(b"HELLO")
             assert notice_at < hello_at  # told before the client starts
             notice = screen.data[: screen.data.index(b"\r\n", notice_at)]
-            assert b"cannot reclaim your seat" in notice
+            assert b"cannot get its seat back" in notice
             line = await screen.line_after(b"STATE")
             assert line.split()[1] == "new"
             state_dir = Path(field(line, "dir"))
@@ -377,3 +379,78 @@ async def test_idle_session_is_closed_with_a_notice(tmp_path: Path, keys: list[a
             data = await screen.rest()
             assert b"without a key pressed" in data
         await _wait_until(lambda: _process_gone(pid))
+
+
+# -- the real thing: game server + real client over SSH ---------------------------
+
+_ESCAPES = re.compile(
+    rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-Za-z]|[ -/]*[0-~])"
+)
+
+
+class TextScreen(Screen):
+    """The client's output with terminal escapes removed, to look for its words."""
+
+    async def wait_for_text(self, text: str) -> None:
+        async def read() -> None:
+            while text.encode() not in _ESCAPES.sub(b"", self.data):
+                chunk = await self.process.stdout.read(65536)
+                if not chunk:
+                    raise AssertionError(f"session ended before {text!r}")
+                self.data += chunk
+
+        try:
+            await asyncio.wait_for(read(), CLIENT_TIMEOUT)
+        except TimeoutError:
+            tail = _ESCAPES.sub(b"", self.data)[-1500:].decode(errors="replace")
+            raise AssertionError(f"{text!r} never appeared; the screen ended with: {tail}") from None
+        self.data = b""  # later waits look only at what comes after
+
+    async def press(self, keys: bytes, then: str) -> None:
+        self.process.stdin.write(keys)
+        await self.wait_for_text(then)
+
+
+CLIENT_TIMEOUT = 20.0  # a Textual app starting on a busy 2-core machine
+
+
+async def test_real_client_over_ssh_plays_and_the_key_gets_the_seat_back(
+    tmp_path: Path, keys: list[asyncssh.SSHKey]
+) -> None:
+    """Through SSH with the real client: Alice lands in the lobby named after
+    her SSH user, opens a table, fills it with bots and starts the game. Her
+    connection drops; with the same key she is back at her seat; under the
+    same user name without a key she is only in the lobby."""
+    game = await start_server("127.0.0.1", 0, None, bot_delay=0.0)
+    ssh = await start_ssh_server(
+        "127.0.0.1",
+        0,
+        f"127.0.0.1:{game.port}",
+        tmp_path / "state",
+        keyless_notice_delay=0.0,
+        hangup_grace=1.0,
+    )
+    try:
+        conn = await connect(ssh, "alice", keys[0])
+        screen = TextScreen(await open_terminal(conn, (110, 36)))
+        await screen.wait_for_text("you are alice")
+        await screen.press(b"n", "New table")
+        await screen.press(b"\x13", "Your table")  # ctrl+s creates it; Alice sits in chair 1
+        for bot in ("Bot 2", "Bot 3", "Bot 4"):
+            await screen.press(b"b", bot)
+        await screen.press(b"g", "Deal 1 of 2")
+        conn.abort()  # the connection drops
+
+        async with await connect(ssh, "alice", keys[0]) as conn:
+            screen = TextScreen(await open_terminal(conn, (110, 36)))
+            await screen.wait_for_text("Deal 1 of 2")  # straight back at the table
+
+        async with await connect(ssh, "alice") as conn:
+            screen = TextScreen(await open_terminal(conn, (110, 36)))
+            await screen.wait_for_text("seat back")  # told, before the client starts
+            await screen.wait_for_text("Persian Rummy lobby")
+            await screen.wait_for_text("playing")  # her table goes on without this session
+            await screen.press(b"n", "New table")  # and this session is free in the lobby
+    finally:
+        await ssh.close()
+        await game.close()

@@ -28,14 +28,8 @@ log = logging.getLogger(__name__)
 # (game address "HOST:PORT", player name) -> the program to run on the pty.
 ClientCommand = Callable[[str, str], Sequence[str]]
 
-NO_PTY_REFUSAL = (
-    b"rummy: this server only runs the game, which needs a terminal: "
-    b"connect with plain `ssh -p PORT name@host` (no -T, no command).\r\n"
-)
-KEYLESS_NOTICE = (
-    b"rummy: you connected without an SSH key, so you cannot reclaim your seat "
-    b"if the connection drops (make one with ssh-keygen).\r\n"
-)
+NO_PTY_REFUSAL = b"rummy: the game needs a terminal: use plain ssh, without -T or a command.\r\n"
+KEYLESS_NOTICE = b"rummy: you have no SSH key, so a dropped connection cannot get its seat back.\r\n"
 # Written before a message that interrupts the client's full screen: leave
 # the alternate screen, show the cursor, stop mouse reports and bracketed
 # paste, reset colours, so the player's terminal is usable afterwards.
