@@ -19,8 +19,11 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from rummy.protocol import NAME_LIMIT
 from rummy.server import start_server
+from rummy.server.cli import build_parser
 from rummy.server.ssh import HOST_KEY_NAME, HostKeyError, sanitise_name, start_ssh_server
+from rummy.server.ssh.cli import game_address, start_ssh_from_args
 from rummy.server.ssh.server import SSHGameServer
 
 STANDIN = str(Path(__file__).with_name("ssh_standin.py"))
@@ -195,7 +198,7 @@ def test_sanitise_name() -> None:
     assert sanitise_name("Zoë_2") == "Zoë_2"
     assert sanitise_name("a b\tc\x00d") == "abcd"
     assert sanitise_name("[b]x[/b]") == "bxb"
-    assert sanitise_name("x" * 40) == "x" * 16
+    assert sanitise_name("x" * 40) == "x" * NAME_LIMIT
     assert sanitise_name("") == "player"
     assert sanitise_name("\x1b\x07;;") == "player"
 
@@ -454,3 +457,42 @@ async def test_real_client_over_ssh_plays_and_the_key_gets_the_seat_back(
     finally:
         await ssh.close()
         await game.close()
+
+
+# -- rummy-server's --ssh-* options ------------------------------------------------
+
+
+def test_game_address_for_children_reaches_the_server_by_loopback() -> None:
+    assert game_address("0.0.0.0", 7325) == "127.0.0.1:7325"
+    assert game_address("::", 7325) == "[::1]:7325"
+    assert game_address("192.0.2.7", 7325) == "192.0.2.7:7325"
+
+
+async def test_cli_starts_ssh_only_when_asked_and_says_how_to_join(
+    tmp_path: Path, keys: list[asyncssh.SSHKey], capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = build_parser()
+    assert await start_ssh_from_args(parser.parse_args([]), "127.0.0.1", 7325, "host") is None
+
+    args = parser.parse_args(
+        ["--host", "127.0.0.1", "--ssh-port", "0", "--ssh-idle-timeout", "0", "--ssh-max-per-address", "3"]
+    )
+    srv = await start_ssh_from_args(
+        args, "0.0.0.0", 7325, "example.org", state_dir=tmp_path, client_argv=standin()
+    )
+    assert srv is not None
+    async with srv, await connect(srv, "dora", keys[0]) as conn:
+        screen = Screen(await open_terminal(conn))
+        hello = await screen.line_after(b"HELLO")
+        assert field(hello, "addr") == "127.0.0.1:7325"
+    out = capsys.readouterr().out
+    assert f"ssh -p {srv.port} NAME@example.org" in out
+    assert srv.host_key_fingerprint in out
+
+
+async def test_cli_refuses_a_missing_host_key_or_authorized_keys_file(tmp_path: Path) -> None:
+    parser = build_parser()
+    for flag in ("--ssh-host-key", "--ssh-authorized-keys"):
+        args = parser.parse_args(["--ssh-port", "0", flag, str(tmp_path / "nope")])
+        with pytest.raises(SystemExit, match="cannot serve SSH"):
+            await start_ssh_from_args(args, "127.0.0.1", 7325, "host", state_dir=tmp_path)

@@ -7,6 +7,7 @@ options, one to start (or not start) the SSH front door.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
@@ -90,6 +91,9 @@ async def start_ssh_from_args(
     join. Raises SystemExit with a readable message when it cannot start."""
     if args.ssh_port is None:
         return None
+    if getattr(args, "log_level", "info") != "debug":
+        # asyncssh logs every channel request at INFO; the host wants ours.
+        logging.getLogger("asyncssh").setLevel(logging.WARNING)
     try:
         server = await start_ssh_server(
             args.ssh_host if args.ssh_host is not None else args.host,

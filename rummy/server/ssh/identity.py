@@ -18,8 +18,10 @@ from pathlib import Path
 
 import asyncssh
 
-# Long enough for a real name, short enough for a seat label on the table.
-MAX_NAME_LENGTH = 16
+from rummy.protocol import NAME_LIMIT
+
+# The protocol's limit: the client would cut a longer name anyway.
+MAX_NAME_LENGTH = NAME_LIMIT
 _NAME_PUNCTUATION = frozenset("-_.")
 DEFAULT_NAME = "player"
 
