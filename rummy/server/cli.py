@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deal-pause", type=float, default=15.0, help="seconds between deals unless all ready")
     p.add_argument("--max-connections", type=int, default=5000)
     p.add_argument("--max-per-address", type=int, default=64)
+    p.add_argument("--rate", type=float, default=20.0, help="requests a second allowed per connection")
+    p.add_argument("--burst", type=int, default=60, help="requests allowed at once per connection")
     add_ssh_arguments(p)
     return p
 
@@ -64,6 +66,8 @@ async def serve(args: argparse.Namespace) -> None:
         deal_pause=args.deal_pause,
         max_connections=args.max_connections,
         max_per_address=args.max_per_address,
+        rate=args.rate,
+        burst=args.burst,
     )
     print(
         f"rummy-server listening on {server.address};"

@@ -50,6 +50,7 @@ class Autoplay:
         self._alarm: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._bots: dict[int, Bot] = {}
+        self._moving: tuple[int, int] | None = None  # (seat, moves) of a bot move being applied
         self._shown: tuple[object, ...] | None = None  # the clock as last pushed
 
     def cancel(self) -> None:
@@ -98,8 +99,8 @@ class Autoplay:
                 or (chair.session is None and table.options.on_drop == "bot")
                 or self._expired == turn
             )
-            if stand_in:
-                n = len(game.moves)
+            n = len(game.moves)
+            if stand_in and self._moving != (seat, n):  # not when that very move is under way
                 self._action = loop.call_later(
                     options.bot_delay, self._spawn, lambda: self._bot_move(seat, n)
                 )
@@ -132,10 +133,14 @@ class Autoplay:
         except Exception:
             log.exception("table %s: the bot failed; playing the first legal move", table.id)
             move = view.legal_moves()[0]
+        self._moving = (seat, n)
         try:
             await table.apply(seat, move, after=n)
         except Refused as refused:
             log.warning("table %s: bot move refused: %s %s", table.id, refused.code, refused.text)
+        finally:
+            if self._moving == (seat, n):
+                self._moving = None
 
     def _time_up(self, turn: tuple[int, int, int]) -> None:
         if self._turn != turn or self.table.closed:
