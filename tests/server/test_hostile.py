@@ -1,0 +1,238 @@
+"""Hostile input never crashes the server, changes nothing, and disturbs no other table."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+
+import msgpack
+import pytest
+
+from rummy.protocol import (
+    PROTOCOL_VERSION,
+    CreateTable,
+    Error,
+    Hello,
+    MoveRequest,
+    Ping,
+    Pong,
+    Seated,
+    Watch,
+    Watching,
+    Welcome,
+    errors,
+    frame,
+)
+from rummy.protocol.aio import Client
+from rummy.protocol.wire import DrawStockWire
+from rummy.server import Server, start_server
+
+from .game_helpers import FAST, close_all, connect, play_all, table_of_four
+
+STRICT = {**FAST, "hello_timeout": 0.3, "rate": 20.0, "burst": 100, "flood_limit": 100}
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    s = await start_server(**STRICT)
+    yield s
+    await s.close()
+
+
+def raw(message: object) -> bytes:
+    """A frame built with the plain msgpack package, to say what the protocol types would not."""
+    return frame(msgpack.packb(message))
+
+
+async def error_for(c: Client, rid: int | None = None, code: str | None = None) -> Error:
+    """Wait for an unsolicited error (or one answering a raw request ``rid``)."""
+    await c.until(
+        lambda c: any((rid is None or e.id == rid) and (code is None or e.code == code) for e in c.errors)
+    )
+    return next(e for e in c.errors if (rid is None or e.id == rid) and (code is None or e.code == code))
+
+
+async def still_serves(c: Client) -> None:
+    assert isinstance(await c.request(Ping), Pong)
+
+
+async def test_a_frame_that_is_not_messagepack_is_answered_and_the_connection_lives(server: Server) -> None:
+    c = await connect(server, "Ann")
+    c.send_raw(frame(b"\xc1\xc1\xc1"))  # 0xc1 is never used in MessagePack
+    c.send_raw(frame(b""))
+    e = await error_for(c, code=errors.BAD_MSGPACK)
+    assert not e.fatal and e.id is None
+    await still_serves(c)
+    await c.close()
+
+
+async def test_text_garbage_announces_a_huge_frame_and_is_cut_off(server: Server) -> None:
+    c = await Client.connect(server.host, server.port)
+    c.send_raw(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")  # 'GET ' read as a length: over 1 GB
+    e = await error_for(c, code=errors.FRAME_TOO_LARGE)
+    assert e.fatal
+    await c.until(lambda c: c.closed)
+    await c.close()
+
+
+async def test_an_oversized_frame_is_refused_from_its_header_alone(server: Server) -> None:
+    c = await connect(server, "Ann")
+    c.send_raw((70_000).to_bytes(4, "big"))  # no body sent: the server must not wait for it
+    e = await error_for(c, code=errors.FRAME_TOO_LARGE)
+    assert e.fatal and "65536" in e.text
+    await c.until(lambda c: c.closed)
+    await c.close()
+
+
+async def test_wrong_field_types_get_bad_field_with_the_request_id(server: Server) -> None:
+    c = await Client.connect(server.host, server.port)
+    c.send_raw(raw({"type": "hello", "id": 7, "version": "1", "name": "Ann"}))
+    e = await error_for(c, rid=7)
+    assert e.code == errors.BAD_FIELD and not e.fatal and "version" in e.text
+    assert isinstance(await c.request(Hello, version=PROTOCOL_VERSION, name="Ann"), Welcome)
+    c.send_raw(raw({"type": "move", "id": 8, "move": {"type": "discard", "card": 99}}))
+    c.send_raw(raw({"type": "sit", "id": 9, "table_id": "one", "chair": 0}))
+    c.send_raw(raw({"type": "create_table", "id": 10, "name": "t", "options": {"turn_seconds": -5}}))
+    c.send_raw(raw({"type": "move", "id": 11, "move": {"type": "meld", "cards": "7h 8h 9h"}}))
+    c.send_raw(raw({"type": "chat", "id": 12}))
+    for rid in (8, 9, 10, 11, 12):
+        assert (await error_for(c, rid=rid)).code == errors.BAD_FIELD
+    assert server.lobby.tables == {}  # nothing was created
+    await still_serves(c)
+    await c.close()
+
+
+async def test_unknown_messages_are_answered_with_unknown_message(server: Server) -> None:
+    c = await connect(server, "Ann")
+    c.send_raw(raw({"type": "become_admin", "id": 3}))
+    c.send_raw(raw({"id": 4, "name": "no type"}))
+    c.send_raw(raw([1, 2, 3]))
+    assert (await error_for(c, rid=3)).code == errors.UNKNOWN_MESSAGE
+    assert (await error_for(c, rid=4)).code == errors.UNKNOWN_MESSAGE
+    await c.until(lambda c: sum(e.code == errors.UNKNOWN_MESSAGE for e in c.errors) == 3)
+    await still_serves(c)
+    await c.close()
+
+
+async def test_random_frames_never_break_the_server(server: Server) -> None:
+    """Fuzz: framed random bytes and random maps; every one is answered or ignored safely."""
+    rng = random.Random(0)
+    c = await connect(server, "Fuzz")
+    for i in range(30):
+        if i % 2:
+            c.send_raw(frame(rng.randbytes(rng.randrange(1, 200))))
+        else:
+            junk = {"type": rng.choice(["move", "sit", "hello", "chat", "watch"]), "id": 10_000 + i}
+            field = rng.choice(["move", "table_id", "text", "chair"])
+            junk[field] = rng.choice([None, -1, 2**63, "x", [], {}, {"type": "discard", "card": -3}])
+            c.send_raw(raw(junk))
+    await still_serves(c)
+    other = await connect(server, "Ann")
+    await still_serves(other)
+    await close_all([c, other])
+
+
+async def test_moves_out_of_turn_or_by_spectators_change_nothing(server: Server) -> None:
+    """Only the player of a seat moves for it: the seat comes from the connection, so a
+    'seat' smuggled into the message is ignored and the move refused."""
+    clients, _, table_id = await table_of_four(server)
+    table = server.lobby.tables[table_id]
+    assert table.game is not None
+    for c in clients:
+        await c.until(lambda c: c.view is not None)
+    idle = next(c for c in clients if c.view is not None and not c.view.my_turn)
+    current = table.game.current
+    before = table.game.snapshot()
+    refused = await idle.move(table.game.legal_moves()[0])  # legal, but not idle's turn
+    assert isinstance(refused, Error) and refused.code == "not-your-turn"
+    idle.send_raw(raw({"type": "move", "id": 99, "seat": current, "move": {"type": "draw_stock"}}))
+    assert (await error_for(idle, rid=99)).code == "not-your-turn"
+    watcher = await connect(server, "Eve")
+    assert isinstance(await watcher.request(Watch, table_id=table_id), Watching)
+    spectator = await watcher.request(MoveRequest, move=DrawStockWire())
+    assert isinstance(spectator, Error) and spectator.code == errors.SPECTATOR
+    assert table.game.snapshot() == before
+    await play_all(clients)  # and the game still plays to the end
+    await close_all([*clients, watcher])
+
+
+async def test_requests_before_hello_are_refused_and_silence_is_cut_off(server: Server) -> None:
+    early = await Client.connect(server.host, server.port)
+    refused = await early.request(CreateTable, name="t")
+    assert isinstance(refused, Error) and refused.code == errors.HELLO_FIRST and not refused.fatal
+    silent = await Client.connect(server.host, server.port)
+    e = await error_for(silent, code=errors.HELLO_TIMEOUT)
+    assert e.fatal
+    await silent.until(lambda c: c.closed)
+    await close_all([early, silent])
+
+
+async def test_another_protocol_version_gets_a_clear_fatal_error(server: Server) -> None:
+    c = await Client.connect(server.host, server.port)
+    e = await c.request(Hello, version=PROTOCOL_VERSION + 1, name="Future")
+    assert isinstance(e, Error) and e.code == errors.VERSION and e.fatal and str(PROTOCOL_VERSION) in e.text
+    await c.until(lambda c: c.closed)
+    await c.close()
+
+
+async def test_a_flood_is_rate_limited_then_cut_off_without_disturbing_others(server: Server) -> None:
+    clients, _, _ = await table_of_four(server, names=("Ann",), bots=3)
+    flooder = await connect(server, "Flo")
+    flooder.send_raw(b"".join(raw({"type": "ping", "id": 1000 + i}) for i in range(400)))
+    e = await error_for(flooder, code=errors.FLOOD)
+    assert e.fatal
+    pongs = [m for m in flooder.received if isinstance(m, Pong)]
+    assert 0 < len(pongs) < 200  # the burst went through, the rest did not
+    assert any(m.code == errors.RATE_LIMITED for m in flooder.errors)
+    await flooder.until(lambda c: c.closed)
+    await play_all(clients)  # the other table played on
+    await close_all([*clients, flooder])
+
+
+async def test_too_many_connections_from_one_address_are_refused() -> None:
+    server = await start_server(**{**STRICT, "max_per_address": 3})
+    try:
+        kept = [await connect(server, f"P{i}") for i in range(3)]
+        extra = await Client.connect(server.host, server.port)
+        e = await error_for(extra, code=errors.TOO_MANY_CONNECTIONS)
+        assert e.fatal
+        await extra.until(lambda c: c.closed)
+        await kept[0].close()
+        await asyncio.sleep(0.05)  # let the server notice the close
+        again = await connect(server, "P3")  # a place freed up
+        await close_all([*kept[1:], extra, again])
+    finally:
+        await server.close()
+
+
+async def test_too_many_connections_in_all_are_refused() -> None:
+    server = await start_server(**{**STRICT, "max_connections": 2})
+    try:
+        kept = [await connect(server, f"P{i}") for i in range(2)]
+        extra = await Client.connect(server.host, server.port)
+        assert (await error_for(extra, code=errors.TOO_MANY_CONNECTIONS)).fatal
+        await close_all([*kept, extra])
+    finally:
+        await server.close()
+
+
+async def test_names_and_table_names_are_cleaned_and_limited(server: Server) -> None:
+    c = await Client.connect(server.host, server.port)
+    welcome = await c.request(
+        Hello, version=PROTOCOL_VERSION, name="\x1b[31mEvil\x1b]0;owned\x07\u202e Name\r\n" + "x" * 150
+    )
+    assert isinstance(welcome, Welcome)
+    assert welcome.name.startswith("Evil Name") and len(welcome.name) <= 24
+    assert not any(ord(ch) < 32 or ch == "\u202e" for ch in welcome.name)
+    seated = await c.request(CreateTable, name="\x9b2J\x00\x7ftable\tone " + "y" * 100)
+    assert isinstance(seated, Seated)
+    await c.until(lambda c: c.table is not None)
+    assert c.table is not None and c.table.name.startswith("table one") and len(c.table.name) <= 40
+    blank = await Client.connect(server.host, server.port)
+    refused = await blank.request(Hello, version=PROTOCOL_VERSION, name="\x1b[0m\x07\u200b")
+    assert isinstance(refused, Error) and refused.code == errors.BAD_NAME
+    assert isinstance(await blank.request(Hello, version=PROTOCOL_VERSION, name="Bea"), Welcome)
+    assert isinstance(await blank.request(Ping), Pong)
+    await still_serves(c)
+    await close_all([c, blank])
