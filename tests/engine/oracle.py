@@ -15,17 +15,28 @@ from rummy.engine import Card, card_text
 RANK_ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]  # R1.3
 
 
+def _read(card: Card) -> tuple[bool, int, str]:
+    text = card_text(card, ascii=True)
+    if text == "Jk":
+        return True, -1, ""
+    return False, RANK_ORDER.index(text[:-1]), text[-1]
+
+
+# Read once from the printed forms (the oracle is called at every step of many games).
+_FACE = {card: _read(card) for card in range(56)}
+
+
 def is_joker(card: Card) -> bool:
-    return card_text(card, ascii=True) == "Jk"
+    return _FACE[card][0]
 
 
 def rank_of(card: Card) -> int:
     """0 for a 2 up to 12 for an Ace (R1.3); Jokers have none."""
-    return RANK_ORDER.index(card_text(card, ascii=True)[:-1])
+    return _FACE[card][1]
 
 
 def suit_of(card: Card) -> str:
-    return card_text(card, ascii=True)[-1]
+    return _FACE[card][2]
 
 
 def card_points(card: Card) -> int:
@@ -84,3 +95,69 @@ def four_of_a_kind(cards: Sequence[Card]) -> bool:
     if len(cards) != 4 or not is_meld(cards):
         return False
     return all(is_joker(c) for c in cards) or len({rank_of(c) for c in cards}) == 1
+
+
+def _runs_through(target: Card, available: set[Card]) -> list[tuple[Card, ...]]:
+    """Every run of available cards (of the target's suit) that holds the target."""
+    by_rank = {rank_of(c): c for c in available if not is_joker(c) and suit_of(c) == suit_of(target)}
+    t = rank_of(target)
+    low, high = t, t  # the stretch of consecutive ranks around the target
+    while low - 1 in by_rank:
+        low -= 1
+    while high + 1 in by_rank:
+        high += 1
+    return [
+        tuple(sorted(by_rank[r] for r in range(a, b + 1)))
+        for a in range(low, t + 1)
+        for b in range(max(t, a + 2), high + 1)
+    ]
+
+
+def _melds_through(target: Card, available: set[Card]) -> set[tuple[Card, ...]]:
+    """Every meld of available cards that holds the target: sets (or Joker sets) of
+    three or four, and runs."""
+    if is_joker(target):
+        alike = [c for c in available if is_joker(c) and c != target]
+    else:
+        alike = [c for c in available if not is_joker(c) and c != target and rank_of(c) == rank_of(target)]
+    found = {tuple(sorted((target, *combo))) for k in (2, 3) for combo in combinations(alike, k)}
+    if not is_joker(target):
+        found.update(_runs_through(target, available))
+    return found
+
+
+def legal_moves(
+    phase: str, hand: Sequence[Card], pile: Sequence[Card], stock_count: int, table: Sequence[Sequence[Card]]
+) -> set[tuple[object, ...]]:
+    """The legal moves of the seat to act, as plain tuples, from RULES R4-R6 alone:
+    ("draw",), ("pass",), ("next",), ("take", index, cards, meld_index or None),
+    ("meld", cards), ("layoff", meld_index, card), ("discard", card).
+
+    The use of a target card (R4.1) is a new meld holding it, or a lay-off on a
+    meld on the table: the target alone if the meld takes it, else together with
+    the fewest cards that let it join (for a run, those bridging the gap)."""
+    moves: set[tuple[object, ...]] = set()
+    if phase == "draw":
+        moves.add(("draw",) if stock_count else ("pass",))
+        for index, target in enumerate(pile):
+            available = set(hand) | set(pile[index:])
+            for new in _melds_through(target, available):
+                moves.add(("take", index, new, None))
+            for meld_index, meld in enumerate(table):
+                if is_meld([*meld, target]):
+                    moves.add(("take", index, (target,), meld_index))
+                    continue
+                runs = [r for r in _runs_through(target, available | set(meld)) if set(meld) <= set(r)]
+                if runs:
+                    shortest = min(runs, key=len)
+                    moves.add(("take", index, tuple(c for c in shortest if c not in meld), meld_index))
+    elif phase == "meld":
+        for card in hand:
+            moves.update(("meld", m) for m in _melds_through(card, set(hand)))
+            moves.add(("discard", card))
+            for meld_index, meld in enumerate(table):
+                if is_meld([*meld, card]):
+                    moves.add(("layoff", meld_index, card))
+    elif phase == "deal_over":
+        moves.add(("next",))
+    return moves
