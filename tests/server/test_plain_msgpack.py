@@ -1,0 +1,164 @@
+"""docs/PROTOCOL.md is enough to write a client: this one uses only the plain ``msgpack``
+package and a socket (no msgspec, nothing of ``rummy.protocol``), follows the document's
+session order and plays a whole game to the end.
+
+It borrows only the engine, as a bot author would, to pick its moves: it turns the
+``view`` map into a ``PlayerView`` by hand and sends moves in ``move_to_data`` form.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import msgpack
+
+from rummy.engine import Meld, PartnerDraw, PlayerView, meld_kind, move_to_data, rank, suit
+from rummy.engine.bots import make_bot
+from rummy.engine.scoring import DealResult, TeamScore
+from rummy.server import Server
+
+from .game_helpers import server
+
+__all__ = ["server"]
+
+
+class PlainClient:
+    """Frames: 4-byte big-endian length + one MessagePack map (PROTOCOL.md, "Frames")."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.next_id = 0
+        self.pushes: list[dict[str, Any]] = []
+
+    async def send(self, message: dict[str, Any]) -> int:
+        self.next_id += 1
+        message = {**message, "id": self.next_id}
+        body = msgpack.packb(message)
+        self.writer.write(len(body).to_bytes(4, "big") + body)
+        await self.writer.drain()
+        return self.next_id
+
+    async def receive(self) -> dict[str, Any]:
+        size = int.from_bytes(await self.reader.readexactly(4), "big")
+        assert size <= 4 * 1024 * 1024
+        message: dict[str, Any] = msgpack.unpackb(await self.reader.readexactly(size))
+        return message
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send a request; keep the pushes that come first; return the answer with its id."""
+        rid = await self.send(message)
+        while True:
+            m = await asyncio.wait_for(self.receive(), 10)
+            if m.get("id") == rid:
+                return m
+            self.pushes.append(m)
+
+    async def push(self, kind: str) -> dict[str, Any]:
+        """The next push of type ``kind`` (earlier ones of other types are kept)."""
+        for i, m in enumerate(self.pushes):
+            if m["type"] == kind:
+                return self.pushes.pop(i)
+        while True:
+            m = await asyncio.wait_for(self.receive(), 10)
+            if m["type"] == kind:
+                return m
+            self.pushes.append(m)
+
+
+def to_view(v: dict[str, Any]) -> PlayerView:
+    """The View map of PROTOCOL.md as the engine's PlayerView."""
+    melds = []
+    for m in v["melds"]:
+        cards = m["cards"]
+        kind = meld_kind(cards)
+        assert kind == m["kind"]
+        low, high, s = (rank(cards[0]), rank(cards[-1]), suit(cards[0])) if kind == "run" else (0, 0, 0)
+        melds.append(
+            Meld(
+                m["id"],
+                kind,
+                list(cards),
+                list(m["owners"]),
+                m["laid_by"],
+                m["four_at_once"],
+                low,
+                high,
+                s,
+                rank(cards[0]) if kind == "set" else 0,
+            )
+        )
+    d = v["partner_draw"]
+    draw = PartnerDraw(
+        d["seating"],
+        tuple(tuple(tuple(p) for p in r) for r in d["rounds"]),
+        tuple(d["seat_of_player"]),
+        d["first_dealer"],
+    )
+    results = tuple(
+        DealResult(
+            r["deal"],
+            r["ended_by"],
+            r["went_out"],
+            tuple(tuple(h) for h in r["hands"]),
+            tuple(
+                TeamScore(s["laid"], s["doubled_fours"], s["in_hand"], s["going_out"]) for s in r["scores"]
+            ),
+        )
+        for r in v["results"]
+    )
+    return PlayerView(
+        v["seat"],
+        v["phase"],
+        v["deal"],
+        v["dealer"],
+        v["current"],
+        None if v["hand"] is None else tuple(v["hand"]),
+        tuple(v["hand_counts"]),
+        v["stock_count"],
+        tuple(v["discard_pile"]),
+        tuple(melds),
+        v["passes"],
+        draw,
+        results,
+    )
+
+
+async def test_a_plain_msgpack_client_plays_a_whole_game(server: Server) -> None:
+    reader, writer = await asyncio.open_connection(server.host, server.port)
+    c = PlainClient(reader, writer)
+    welcome = await c.request({"type": "hello", "version": 1, "name": "Plain", "lobby": True})
+    assert welcome["type"] == "welcome" and welcome["name"] == "Plain"
+    assert (await c.push("lobby"))["tables"] == []
+    options = {"seating": "draw", "turn_seconds": 0, "on_drop": "wait"}
+    seated = await c.request({"type": "create_table", "name": "plain", "options": options})
+    assert seated["type"] == "seated" and len(seated["token"]) >= 22
+    for chair in (1, 2, 3):
+        assert (await c.request({"type": "add_bot", "chair": chair}))["type"] == "ok"
+    assert (await c.request({"type": "start"}))["type"] == "ok"
+    bot = make_bot("heuristic", random.Random(3))
+    moves_sent = 0
+    while True:
+        game = await c.push("game")
+        view = to_view(game["view"])
+        assert view.seat == game["seat"] and view.hand is not None
+        if view.phase == "game_over":
+            ended = [e for e in game["events"] if e["type"] == "game_ended"]
+            assert ended and ended[0]["totals"] == list(view.totals())
+            break
+        if view.phase == "deal_over":
+            answer = await c.request({"type": "ready"})
+            assert answer["type"] in ("ok", "error")
+            continue
+        if view.my_turn:
+            move = move_to_data(bot.choose(view))
+            answer = await c.request({"type": "move", "move": move, "after": game["moves"]})
+            assert answer["type"] == "ok", answer
+            moves_sent += 1
+    assert moves_sent > 10
+    table = await c.push("table")
+    while table["table"]["status"] != "finished":
+        table = await c.push("table")
+    writer.close()
+    await writer.wait_closed()
