@@ -4,6 +4,7 @@ heuristic bot plays sensibly and beats the random bot clearly."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
@@ -192,13 +193,22 @@ def test_heuristic_takes_a_discard_that_makes_a_meld_R4_1() -> None:
     assert move == TakeDiscard(1, tuple(sorted(parse_cards("Qh Qd Qs"))))
 
 
-def _late_position(mine: str, pile: str, stock: str, phase: Phase = "draw") -> Game:
-    """A position late in the deal: a short stock, the other cards in the other hands."""
+def _late_position(
+    mine: str, pile: str, stock: str, phase: Phase = "draw", melds: Sequence[str] = ()
+) -> Game:
+    """A position late in the deal: a short stock, ``melds`` on the table (laid by
+    seat 1), every other card in the other three hands."""
     placed = parse_cards(mine) + parse_cards(pile) + parse_cards(stock)
+    placed += [c for m in melds for c in parse_cards(m)]
     rest = [c for c in PACK if c not in placed]
     third = len(rest) // 3
     hands = [parse_cards(mine), rest[:third], rest[third : 2 * third], rest[2 * third :]]
-    return position(hands, discard=pile, stock=stock, phase=phase)
+    on_table = [(m, 1) for m in melds]
+    return position(hands, discard=pile, stock=stock, phase=phase, melds=on_table)
+
+
+# Full sets (nothing can be laid off on them) to keep most cards off the hands.
+FULL_SETS = ("2c 2d 2h 2s", "6c 6d 6h 6s", "10c 10d 10h 10s", "Jc Jd Jh Js", "Qc Qd Qh Qs", "Jk Jk Jk Jk")
 
 
 def test_heuristic_does_not_dig_for_a_small_meld_under_high_cards_late_R4_1() -> None:
@@ -209,9 +219,18 @@ def test_heuristic_does_not_dig_for_a_small_meld_under_high_cards_late_R4_1() ->
 
 
 def test_heuristic_sheds_its_highest_card_late_in_the_deal_R7_2() -> None:
-    """R7.2: with the stock nearly gone and no card that melds, the Ace goes first."""
-    game = _late_position("Ah 3c 5d 8s Kc", "7c 4h", "7d 9s", phase="meld")
+    """R7.2: with the stock nearly gone and no card that melds, the bot discards
+    its Ace (15 points), which no opponent can use: two Aces are in the discard
+    pile and the Q♥ is on the table (no Q-K-A run)."""
+    game = _late_position("Ah 3c 5d 8s Kc", "Ac Ad 7c 4h", "7d 9s", "meld", FULL_SETS)
     assert _choose(game) == Discard(parse_cards("Ah")[0])
+
+
+def test_heuristic_keeps_a_card_that_may_meld_early_in_the_deal() -> None:
+    """Early in the deal a pair may still become a set: the bot discards an odd
+    high card, not one of its pair of Kings."""
+    game = position(["Kc Kd 3c 5d 9s 8h Ah 4s", "", "", ""], phase="meld")
+    assert _choose(game) not in (Discard(parse_cards("Kc")[0]), Discard(parse_cards("Kd")[0]))
 
 
 def test_heuristic_next_deal() -> None:

@@ -132,9 +132,10 @@ class HeuristicBot:
         outlook = self._outlook(view, hand)
         plan = best_plan(hand, outlook.table)
         legal = set(moves)
-        if plan.melds:
+        melds = [m for m in plan.melds if not self._hold_back(m, view, outlook)]
+        if melds:
             # Four of a kind first (R7.4), then the rest, all in this turn.
-            meld = max(plan.melds, key=meld_value)
+            meld = max(melds, key=meld_value)
             move: Move = MeldMove(meld)
             if move in legal:
                 return move
@@ -143,6 +144,19 @@ class HeuristicBot:
             if move in legal:
                 return move
         return self._discard(view, hand, outlook, moves)
+
+    def _hold_back(self, meld: tuple[Card, ...], view: PlayerView, outlook: Outlook) -> bool:
+        """Whether to keep three of a kind in hand, hoping to lay all four at once (R7.4)."""
+        stock = self._tuning.hold_three_stock
+        if not stock or len(meld) != 3 or RANK[meld[0]] != RANK[meld[1]] or view.stock_count < stock:
+            return False
+        seat = view.seat
+        assert seat is not None
+        if min(view.hand_counts[s] for s in range(4) if s != seat) <= 3:
+            return False  # someone may go out soon
+        r = RANK[meld[0]]
+        fourth = [c for c in outlook.unseen if RANK[c] == r and c not in meld]
+        return bool(fourth)
 
     def _discard(self, view: PlayerView, hand: tuple[Card, ...], outlook: Outlook, moves: list[Move]) -> Move:
         seat = view.seat

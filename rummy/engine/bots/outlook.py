@@ -24,15 +24,21 @@ class Tuning:
     # Deals between sensible players end (someone goes out) with about this many
     # cards left in the stock: draws after that will not happen.
     end_stock: int = 0
-    risk_early: float = 0.55  # share of a hopeless card's points lost, at the deal's start
+    risk_early: float = 0.45  # share of a hopeless card's points lost, at the deal's start
     risk_late: float = 1.0  # ... and near its end
     risk_short_hand: float = 0.2  # added when another player is close to going out
     draw_bonus: float = 2.0  # a fresh card from the stock may meld
     take_margin: float = 1.0  # a take must beat the stock by this much
     danger_layoff: float = 1.2  # times the points of a discard the table takes
-    danger_known: float = 2.0  # ... that melds with two cards an opponent took
-    danger_half: float = 0.5  # ... that melds with one card an opponent took
+    # Measured in duplicate matches: feeding an opponent's known cards costs far
+    # more than its points (it lets them meld, lay off and go out sooner).
+    danger_known: float = 6.0  # ... that melds with two cards an opponent took
+    danger_half: float = 1.5  # ... that melds with one card an opponent took
+    danger_unseen: float = 2.0  # ... times the chance an opponent holds two that meld with it
     partner_bonus: float = 0.5  # times the points of a discard the partner collects
+    # Hold three of a kind back while the stock has at least this many cards and the
+    # fourth is unseen: four laid at once score double (R7.4). 0: never hold.
+    hold_three_stock: int = 10
 
 
 DEFAULT_TUNING = Tuning()
@@ -176,7 +182,7 @@ class Outlook:
         pairs = self._unseen_pairs(card)
         if pairs:
             chance = sum((h / u) ** 2 for h in opponent_hands) * pairs
-            danger += pts * min(1.0, chance)
+            danger += pts * min(1.0, chance) * tuning.danger_unseen
         return danger
 
     def _unseen_pairs(self, card: Card) -> int:
