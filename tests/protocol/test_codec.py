@@ -1,0 +1,181 @@
+"""The frame codec, sans-I/O: bytes in any split, errors as values, the size cap first."""
+
+from __future__ import annotations
+
+import msgpack
+import msgspec
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rummy.protocol import (
+    MAX_CLIENT_FRAME,
+    ChairInfo,
+    Chat,
+    ChatLine,
+    Clock,
+    CreateTable,
+    Error,
+    Hello,
+    Lobby,
+    MoveRequest,
+    ProtocolError,
+    Seated,
+    Table,
+    TableInfo,
+    TableOptions,
+    client_decoder,
+    encode,
+    errors,
+    frame,
+    server_decoder,
+)
+from rummy.protocol.wire import DiscardWire, TakeDiscardWire
+
+CLIENT_MESSAGES = [
+    Hello(id=1, version=1, name="Ann", token="t" * 32, lobby=False),
+    CreateTable(id=2, name="Ann's", options=TableOptions(seating="chosen", turn_seconds=30, on_drop="bot")),
+    MoveRequest(id=3, move=TakeDiscardWire(index=2, cards=[31, 32, 33], meld_id=None), after=12),
+    MoveRequest(id=4, move=DiscardWire(card=55)),
+    Chat(id=5, text="héllo ♥"),
+]
+TABLE = TableInfo(
+    table_id=9,
+    name="t",
+    options=TableOptions(),
+    status="waiting",
+    chairs=[ChairInfo(chair=i, name=None if i else "Ann", present=not i) for i in range(4)],
+    spectators=1,
+    creator=0,
+    games=0,
+)
+SERVER_MESSAGES = [
+    Seated(id=2, table_id=9, chair=0, token="secret"),
+    Error(id=None, code="bad-field", text="x", fatal=False),
+    Lobby(tables=[TABLE]),
+    Table(table=TABLE),
+    Clock(table_id=9, kind="turn", seat=2, remaining=12.5, deadline=1.7e9, paused=False),
+    ChatLine(table_id=9, by="server", chair=None, name="", text="Time is up", time=1.7e9),
+]
+
+
+def test_every_message_round_trips_through_a_frame() -> None:
+    decoder = client_decoder()
+    assert decoder.feed(b"".join(encode(m) for m in CLIENT_MESSAGES)) == CLIENT_MESSAGES
+    sdecoder = server_decoder()
+    assert sdecoder.feed(b"".join(encode(m) for m in SERVER_MESSAGES)) == SERVER_MESSAGES
+
+
+def test_a_frame_is_a_big_endian_length_and_one_messagepack_map() -> None:
+    data = encode(Hello(id=1, version=1, name="Ann"))
+    assert int.from_bytes(data[:4], "big") == len(data) - 4
+    assert msgpack.unpackb(data[4:]) == {
+        "type": "hello",
+        "id": 1,
+        "version": 1,
+        "name": "Ann",
+        "token": None,
+        "lobby": True,
+    }
+
+
+@given(st.lists(st.integers(min_value=1, max_value=40), max_size=30))
+def test_fragmented_frames_decode_the_same_in_any_split(cuts: list[int]) -> None:
+    stream = b"".join(encode(m) for m in CLIENT_MESSAGES)
+    decoder = client_decoder()
+    out: list[object] = []
+    pos = 0
+    for cut in cuts:
+        out += decoder.feed(stream[pos : pos + cut])
+        pos += cut
+    out += decoder.feed(stream[pos:])
+    assert out == CLIENT_MESSAGES
+    assert decoder.buffered == 0
+
+
+def test_byte_by_byte_yields_nothing_until_a_frame_is_whole() -> None:
+    data = encode(CLIENT_MESSAGES[0])
+    decoder = client_decoder()
+    assert all(decoder.feed(data[i : i + 1]) == [] for i in range(len(data) - 1))
+    assert decoder.feed(data[-1:]) == [CLIENT_MESSAGES[0]]
+
+
+def test_an_oversized_announced_length_is_refused_before_the_body() -> None:
+    decoder = client_decoder()
+    out = decoder.feed((MAX_CLIENT_FRAME + 1).to_bytes(4, "big"))
+    assert len(out) == 1 and isinstance(out[0], ProtocolError)
+    assert out[0].code == errors.FRAME_TOO_LARGE and out[0].fatal
+    assert decoder.closed and decoder.buffered == 0
+    assert decoder.feed(encode(CLIENT_MESSAGES[0])) == []  # nothing more is read
+
+
+def test_the_largest_allowed_frame_is_read() -> None:
+    text = "x" * 1990
+    message = Chat(id=1, text=text)
+    assert client_decoder().feed(encode(message)) == [message]
+
+
+def test_not_messagepack_is_a_non_fatal_error_and_the_stream_stays_in_step() -> None:
+    decoder = client_decoder()
+    out = decoder.feed(frame(b"\xc1") + frame(b"") + encode(CLIENT_MESSAGES[0]))
+    assert [e.code for e in out[:2] if isinstance(e, ProtocolError)] == [errors.BAD_MSGPACK] * 2
+    assert not any(e.fatal for e in out[:2] if isinstance(e, ProtocolError))
+    assert out[2] == CLIENT_MESSAGES[0]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [{"type": "launch_missiles", "id": 5}, {"id": 5}, [1, 2], 17, "hello", {"type": 3, "id": 5}],
+)
+def test_an_unknown_message_is_an_error_with_its_id_when_readable(payload: object) -> None:
+    out = client_decoder().feed(frame(msgpack.packb(payload)))
+    assert len(out) == 1 and isinstance(out[0], ProtocolError)
+    assert out[0].code == errors.UNKNOWN_MESSAGE and not out[0].fatal
+    assert out[0].request_id == (5 if isinstance(payload, dict) else None)
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"type": "hello", "id": 5, "version": "1", "name": "A"}, "version"),
+        ({"type": "hello", "id": 5, "version": 1}, "name"),
+        ({"type": "sit", "id": 5, "table_id": 1, "chair": 4}, "chair"),
+        ({"type": "sit", "id": 5, "table_id": 1, "chair": True}, "chair"),
+        ({"type": "move", "id": 5, "move": {"type": "discard", "card": 56}}, "card"),
+        ({"type": "move", "id": 5, "move": {"type": "meld", "cards": list(range(15))}}, "cards"),
+        ({"type": "move", "id": 5, "move": {"type": "fly"}}, "type"),
+        ({"type": "chat", "id": 5, "text": "x" * 2001}, "text"),
+        ({"type": "create_table", "id": 5, "name": "t", "options": {"on_drop": "explode"}}, "on_drop"),
+        ({"type": "hello", "id": 5, "version": 1, "name": "x" * 201}, "name"),
+    ],
+)
+def test_a_wrong_field_is_bad_field_with_the_request_id(payload: dict[str, object], field: str) -> None:
+    out = client_decoder().feed(frame(msgpack.packb(payload)))
+    assert len(out) == 1 and isinstance(out[0], ProtocolError)
+    assert out[0].code == errors.BAD_FIELD and out[0].request_id == 5 and not out[0].fatal
+    assert field in out[0].text
+
+
+def test_a_wrong_id_is_still_answered_without_one() -> None:
+    out = client_decoder().feed(frame(msgpack.packb({"type": "ping", "id": "seven"})))
+    assert isinstance(out[0], ProtocolError) and out[0].code == errors.BAD_FIELD
+    assert out[0].request_id is None
+
+
+def test_unknown_extra_fields_are_ignored() -> None:
+    out = client_decoder().feed(frame(msgpack.packb({"type": "ping", "id": 3, "later": [1, 2]})))
+    assert len(out) == 1 and not isinstance(out[0], ProtocolError) and out[0].id == 3
+
+
+def test_server_frames_have_their_own_larger_cap() -> None:
+    big = Lobby(tables=[TABLE] * 1000)
+    data = encode(big)
+    assert len(data) > MAX_CLIENT_FRAME
+    assert server_decoder().feed(data) == [big]
+    out = client_decoder().feed(data)
+    assert isinstance(out[0], ProtocolError) and out[0].code == errors.FRAME_TOO_LARGE
+
+
+def test_msgspec_and_plain_msgpack_agree() -> None:
+    for m in SERVER_MESSAGES:
+        assert msgpack.unpackb(encode(m)[4:]) == msgspec.to_builtins(m)

@@ -1,0 +1,46 @@
+"""The one cleaning of player text (names, chat, table names): plain, printable, short."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rummy.protocol import CHAT_LIMIT, NAME_LIMIT, sanitize
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("Ann", "Ann"),
+        ("  Ann   Lee  ", "Ann Lee"),
+        ("\x1b[31mRed\x1b[0m", "Red"),  # CSI colour
+        ("a\x1b[2J\x1b[Hb", "ab"),  # clear screen, cursor home
+        ("x\x1b]0;pwned\x07y", "xy"),  # OSC title, BEL-terminated
+        ("x\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\y", "xlinky"),  # OSC 8 hyperlink
+        ("x\x1bPq#0;2;0;0;0\x1b\\y", "xy"),  # DCS (sixel)
+        ("x\x9b31my", "xy"),  # 8-bit CSI
+        ("a\x00b\x07c\x7fd\x96e\x85f", "abcde f"),  # C0, DEL, C1 (NEL is a line break: a space)
+        ("\u202eevil\u202c", "evil"),  # bidi override
+        ("zero\u200bwidth", "zerowidth"),
+        ("line\nbreak\ttab\r", "line break tab"),
+        ("Ünïcødé ♥ 名前", "Ünïcødé ♥ 名前"),
+        ("\x1b7\x1bc", ""),  # ESC 7 (save cursor), ESC c (reset)
+    ],
+)
+def test_escape_sequences_and_control_characters_are_removed(raw: str, clean: str) -> None:
+    assert sanitize(raw, 100) == clean
+
+
+def test_text_is_trimmed_to_its_limit() -> None:
+    assert sanitize("x" * 100, NAME_LIMIT) == "x" * NAME_LIMIT
+    assert len(sanitize("word " * 200, CHAT_LIMIT)) <= CHAT_LIMIT
+
+
+@given(st.text())
+def test_the_result_is_always_safe_for_a_terminal(text: str) -> None:
+    out = sanitize(text, 50)
+    assert len(out) <= 50
+    assert "\x1b" not in out and not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in out)
+    assert out == out.strip() and "  " not in out
+    assert sanitize(out, 50) == out  # cleaning twice changes nothing
