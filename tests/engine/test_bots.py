@@ -22,6 +22,7 @@ from rummy.engine import (
     Seating,
     TakeDiscard,
     parse_cards,
+    parse_move,
     view_for,
 )
 from rummy.engine.bots import BOT_NAMES, Bot, HeuristicBot, NoMoveError, RandomBot, make_bot
@@ -239,3 +240,46 @@ def test_heuristic_next_deal() -> None:
     while game.phase != "deal_over":
         game.apply(rng.choice(game.legal_moves()))
     assert _choose(game, game.current) == NextDeal()
+
+
+def test_heuristic_holds_three_of_a_kind_early_for_four_at_once_R7_4() -> None:
+    """R7.4: early in the deal, with the fourth King unseen, the bot keeps three
+    Kings in hand (four at once would score double); late in the deal it lays them down."""
+    kings = MeldMove(tuple(parse_cards("Kc Kd Kh")))
+    mine = parse_cards("Kc Kd Kh 3c 5d 8s 9h 2s")
+    others = [c for c in PACK if c not in mine and c != parse_cards("Ks")[0]]
+    hands = [mine, others[:7], others[7:14], others[14:21]]  # seven cards each
+    early = position(hands, phase="meld")
+    assert len(early.stock) > 20
+    move = _choose(early)
+    assert isinstance(move, Discard) and move.card not in parse_cards("Kc Kd Kh")
+    late = _late_position("Kc Kd Kh 3c 5d 8s 9h 2s", "7c 4h", "7d 9s", "meld")
+    assert _choose(late) == kings
+
+
+def test_heuristic_remembers_what_an_opponent_took_R9_1() -> None:
+    """R9.1: everyone sees every take. West takes 5♥ (to meld 5♣ 5♥ 5♠) and with it
+    9♠ 9♣ from the discard pile. Back on its turn, South holds 9♦ and does not
+    discard it; a bot that did not see the take (made afresh) would."""
+    game = position(
+        ["2c 3c 3d 4d 6s 7s 2h", "5c 5s 8c Kh Ah 3h Jd", "", ""],
+        discard="Ad 5h 9s 9c",
+        stock="10c 8d 9d 7c 4s Qs",  # South draws Qs, North 4s, East 7c, South 9d
+    )
+    south = HeuristicBot(random.Random(0))
+
+    def south_plays(bot: HeuristicBot, game: Game) -> list[Move]:
+        played = []
+        while game.current == 0:
+            move = bot.choose(view_for(game, 0))
+            game.apply(move)
+            played.append(move)
+        return played
+
+    assert south_plays(south, game)[0] == DrawStock()
+    for text in ("take 1 meld 5c 5h 5s", "discard Kh", "draw", "discard 4s", "draw", "discard 7c"):
+        game.apply(parse_move(text))
+    nine = Discard(parse_cards("9d")[0])
+    without_memory = game.clone()
+    assert nine not in south_plays(south, game)
+    assert nine in south_plays(HeuristicBot(random.Random(0)), without_memory)
