@@ -31,5 +31,5 @@ lint: setup
 	$(BIN)/mypy
 
 bench: setup
-	$(BIN)/python -m pip install -q '.[bench]' || echo "open_spiel not installable here: comparison skipped"
+	$(BIN)/python -m pip install -q -e '.[bench]' || echo "open_spiel not installable here: comparison skipped"
 	$(BIN)/python bench/engine_playouts.py
