@@ -1,0 +1,731 @@
+"""Load generator: N tables of four bot clients over real TCP on loopback, playing whole games.
+
+    python bench/load.py [--tables 100] [--games-per-table 1] [--duration 300] [--bot random]
+                         [--think 0] [--lobby] [--in-process] [--json]
+
+It starts the server itself: a ``rummy-server`` subprocess on a free port with a
+temporary ``--db`` (so the server and the load generator run in separate
+processes, on separate cores), no bot pause, and connection caps and rate limits
+lifted for loopback. ``--in-process`` runs the server in this process instead
+(one core for both; storage commits are then reported too).
+
+Every one of the 4*N clients is its own TCP connection speaking the documented
+protocol (docs/PROTOCOL.md), seated as a person: hello, the first creates the
+table and the others sit, all tables are seated before any starts (so they are
+all held at once), then each creator sends ``start``. Each seat picks its moves
+with an engine bot from its own view, so every move crosses the network; it
+says ``ready`` at a deal's end and ``play_again`` after a game until
+``--games-per-table`` games are played. ``--think`` makes each client wait that
+long on average before each move (a person's pace); with 0 the server is
+saturated (a closed loop: one move in flight per table, so the latency is the
+time a move queues behind the other tables' moves).
+
+Printed: tables held at once, connections, games finished, moves/s, the latency
+from a move sent to its reply (p50, p90, p99, max), peak memory (the server's
+VmHWM from /proc, and the load generator's), the CPU both used, and this
+process's event-loop lag (if that is high, the latency figures include time
+spent waiting in the load generator, not only in the server). The run is
+bounded: it stops when every table has played its games, after ``--duration``
+seconds, or when no move was made for ``--stall`` seconds.
+
+All clients share one process and one plain asyncio loop (no uvloop, so the
+figures hold for a stock Python): each is an ``asyncio.Protocol`` that cuts
+frames itself and decodes only the few fields it needs to see whose turn it is
+(``type``, ``id``, ``seat``, ``moves``, ``view.phase``, ``view.current``); the
+whole view is decoded only when it is this seat's turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import msgspec
+
+from rummy.engine.bots import BOT_NAMES, Bot, make_bot
+from rummy.protocol import (
+    PROTOCOL_VERSION,
+    CreateTable,
+    GameUpdate,
+    Hello,
+    MoveRequest,
+    PlayAgain,
+    Ready,
+    Sit,
+    Start,
+    TableOptions,
+    encode,
+    move_to_wire,
+    view_from_wire,
+)
+
+HEADER = 4
+
+# --- decoding only what a seat needs to know -----------------------------------------
+
+
+class _LightView(msgspec.Struct):
+    phase: str
+    current: int
+
+
+class _Light(msgspec.Struct):
+    """Any server message, with only the fields a bot client looks at (msgspec skips the
+    rest without building it)."""
+
+    type: str
+    id: int | None = None
+    code: str | None = None
+    text: str | None = None
+    fatal: bool = False
+    table_id: int | None = None
+    seat: int | None = None
+    moves: int = 0
+    view: _LightView | None = None
+
+
+_light = msgspec.msgpack.Decoder(_Light)
+_full = msgspec.msgpack.Decoder(GameUpdate)
+
+
+# --- figures -------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)  # seconds, move sent -> its answer
+    moves: int = 0  # moves accepted
+    refused: Counter[str] = field(default_factory=Counter)  # error codes, answers and pushes
+    games_finished: int = 0
+    playing: int = 0
+    peak_playing: int = 0
+    open_connections: int = 0
+    peak_connections: int = 0
+    lost: int = 0  # connections the server closed before the run ended
+    last_move_at: float = 0.0
+    first_start_at: float = 0.0
+    all_playing_until: float | None = None  # when the first table finished its games
+    moves_while_all_playing: int = 0
+    lag: list[float] = field(default_factory=list)  # this loop's lateness, seconds
+
+    def table_playing(self, delta: int) -> None:
+        self.playing += delta
+        self.peak_playing = max(self.peak_playing, self.playing)
+
+
+def percentile(sorted_values: list[float], p: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    k = min(len(sorted_values) - 1, max(0, round(p / 100 * len(sorted_values)) - 1))
+    return sorted_values[k]
+
+
+# --- one client: one TCP connection, one chair ------------------------------------------
+
+
+class Seat(asyncio.Protocol):
+    def __init__(self, run: Run, table: TableRun, chair: int, bot: Bot, rng: random.Random) -> None:
+        self.run = run
+        self.stats = run.stats
+        self.table = table
+        self.chair = chair
+        self.bot = bot
+        self.rng = rng
+        self.transport: asyncio.Transport | None = None
+        self._buffer = bytearray()
+        self._ids = itertools.count(1)
+        # id -> (kind, time sent, future for setup requests)
+        self._pending: dict[int, tuple[str, float, asyncio.Future[_Light] | None]] = {}
+        self._answered = -1  # the ``moves`` count last acted on in this game
+        self.game_over = True  # no game under way for this seat
+        self.closed = False
+
+    # --- the connection ----------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.stats.open_connections += 1
+        self.stats.peak_connections = max(self.stats.peak_connections, self.stats.open_connections)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.stats.open_connections -= 1
+        if not self.run.stopping:
+            self.stats.lost += 1
+        for _, _, fut in self._pending.values():
+            if fut is not None and not fut.done():
+                fut.set_exception(ConnectionError("the server closed the connection"))
+        self._pending.clear()
+
+    def data_received(self, data: bytes) -> None:
+        buf = self._buffer
+        buf += data
+        pos, size = 0, len(buf)
+        while size - pos >= HEADER:
+            end = pos + HEADER + int.from_bytes(buf[pos : pos + HEADER], "big")
+            if end > size:
+                break
+            self._frame(bytes(buf[pos + HEADER : end]))
+            pos = end
+        del buf[:pos]
+
+    # --- requests ------------------------------------------------------------------------
+
+    def send(
+        self, kind: str, make: Callable[[int], Any], want_answer: bool = False
+    ) -> asyncio.Future[_Light] | None:
+        """Send the request ``make(id)``; ``kind`` names it in the figures."""
+        if self.closed or self.transport is None:
+            return None
+        rid = next(self._ids)
+        fut = asyncio.get_running_loop().create_future() if want_answer else None
+        self._pending[rid] = (kind, time.perf_counter(), fut)
+        self.transport.write(encode(make(rid)))
+        return fut
+
+    async def call(self, make: Callable[[int], Any]) -> _Light:
+        fut = self.send("setup", make, want_answer=True)
+        if fut is None:
+            raise ConnectionError("not connected")
+        answer = await asyncio.wait_for(fut, 30)
+        if answer.type == "error":
+            raise RuntimeError(f"setup refused: {answer.code}: {answer.text}")
+        return answer
+
+    # --- what arrives --------------------------------------------------------------------
+
+    def _frame(self, payload: bytes) -> None:
+        m = _light.decode(payload)
+        if m.id is not None:
+            pending = self._pending.pop(m.id, None)
+            if pending is None:
+                return
+            kind, sent, fut = pending
+            if kind == "move":
+                self.stats.latencies.append(time.perf_counter() - sent)
+                if m.type == "error":
+                    self._refused(m)
+                else:
+                    self.stats.moves += 1
+                    self.stats.last_move_at = time.perf_counter()
+                    if self.run.all_playing:
+                        self.stats.moves_while_all_playing += 1
+            elif m.type == "error" and kind != "ready":  # a ready may come after the deal moved on
+                self.stats.refused[f"{kind}:{m.code}"] += 1
+            if fut is not None and not fut.done():
+                fut.set_result(m)
+            return
+        if m.type == "game":
+            self._game(m, payload)
+        elif m.type == "error":
+            self.stats.refused[f"push:{m.code}"] += 1
+
+    def _refused(self, m: _Light) -> None:
+        # A bot picks from the view's legal moves, so a refusal is a fault (or a rate
+        # limit): it is counted, and a table that is stuck ends the run as stalled.
+        self.stats.refused[f"move:{m.code}"] += 1
+
+    def _game(self, m: _Light, payload: bytes) -> None:
+        view = m.view
+        if m.seat is None or view is None:
+            return
+        if view.phase == "game_over":
+            if not self.game_over:
+                self.game_over = True
+                self._answered = -1
+                self.table.seat_done(self)
+            return
+        if self.game_over:  # the first push of a new game
+            self.game_over = False
+            self.table.seat_started(self)
+        if m.moves <= self._answered:
+            return
+        if view.phase == "deal_over":
+            self._answered = m.moves
+            self.send("ready", lambda rid: Ready(id=rid))
+            return
+        if view.current != m.seat:
+            return
+        self._answered = m.moves
+        think = self.run.think
+        if think > 0:
+            delay = think * (0.5 + self.rng.random())
+            asyncio.get_running_loop().call_later(delay, self._move, payload, m.moves)
+        else:
+            self._move(payload, m.moves)
+
+    def _move(self, payload: bytes, moves: int) -> None:
+        if self.closed or self.run.stopping:
+            return
+        view = view_from_wire(_full.decode(payload).view)
+        move = move_to_wire(self.bot.choose(view))
+        self.send("move", lambda rid: MoveRequest(id=rid, move=move, after=moves))
+
+
+# --- one table: four seats -----------------------------------------------------------------
+
+
+class TableRun:
+    def __init__(self, run: Run, index: int) -> None:
+        self.run = run
+        self.index = index
+        self.seats: list[Seat] = []
+        self.games_done = 0
+        self._started = 0
+        self._done = 0
+
+    async def seat_everyone(self) -> None:
+        run = self.run
+        loop = asyncio.get_running_loop()
+        for chair in range(4):
+            rng = random.Random(run.seed * 10_007 + self.index * 4 + chair)
+            seat = Seat(run, self, chair, make_bot(run.bot, random.Random(rng.getrandbits(64))), rng)
+            async with run.connecting:
+                await loop.create_connection(lambda seat=seat: seat, run.host, run.port)
+            self.seats.append(seat)
+        for i, seat in enumerate(self.seats):
+            await seat.call(
+                lambda rid, i=i: Hello(
+                    id=rid, version=PROTOCOL_VERSION, name=f"load{self.index}-{i}", lobby=run.lobby
+                )
+            )
+        seated = await self.seats[0].call(
+            lambda rid: CreateTable(id=rid, name=f"load {self.index}", options=TableOptions(seating="draw"))
+        )
+        table_id = seated.table_id
+        assert table_id is not None
+        await asyncio.gather(
+            *(
+                s.call(lambda rid, c=c: Sit(id=rid, table_id=table_id, chair=c))
+                for c, s in enumerate(self.seats)
+                if c
+            )
+        )
+
+    def start(self) -> None:
+        self.seats[0].send("start", lambda rid: Start(id=rid))
+
+    def seat_started(self, seat: Seat) -> None:
+        self._started += 1
+        if self._started == 1:
+            self.run.stats.table_playing(+1)
+
+    def seat_done(self, seat: Seat) -> None:
+        self._done += 1
+        if self._done < 4:
+            return
+        self._started = self._done = 0
+        run = self.run
+        self.games_done += 1
+        run.stats.games_finished += 1
+        run.stats.table_playing(-1)
+        if run.all_playing:
+            run.all_playing = False
+            run.stats.all_playing_until = time.perf_counter()
+        if self.games_done < run.games_per_table and not run.stopping:
+            for s in self.seats:
+                s.send("play_again", lambda rid: PlayAgain(id=rid))
+        else:
+            run.table_finished()
+
+    def close(self) -> None:
+        for s in self.seats:
+            if s.transport is not None:
+                s.transport.close()
+
+
+# --- the run -----------------------------------------------------------------------------
+
+
+class Run:
+    def __init__(self, args: argparse.Namespace, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.bot: str = args.bot
+        self.think: float = args.think
+        self.lobby: bool = args.lobby
+        self.seed: int = args.seed
+        self.games_per_table: int = args.games_per_table
+        self.stats = Stats()
+        self.stopping = False
+        self.all_playing = False
+        self.connecting = asyncio.Semaphore(64)  # connects in flight (the listen backlog is finite)
+        self.tables = [TableRun(self, i) for i in range(args.tables)]
+        self._unfinished = len(self.tables)
+        self.finished = asyncio.Event()
+
+    def table_finished(self) -> None:
+        self._unfinished -= 1
+        if self._unfinished == 0:
+            self.finished.set()
+
+    async def measure_lag(self) -> None:
+        """How late this loop wakes up for a 10 ms timer: the load generator's own delay."""
+        loop = asyncio.get_running_loop()
+        while not self.stopping:
+            t = loop.time()
+            await asyncio.sleep(0.01)
+            self.stats.lag.append(loop.time() - t - 0.01)
+
+
+# --- the server under test ---------------------------------------------------------------
+
+
+class ServerUnderTest:
+    """Where the server runs, and what /proc says about it."""
+
+    pid = 0
+    host = "127.0.0.1"
+    port = 0
+    describe = ""
+
+    async def start(self, connections: int, db: Path) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def commits(self) -> int | None:
+        """Storage commits so far (known only in-process)."""
+        return None
+
+
+def _server_flags(connections: int, db: Path) -> list[str]:
+    return [
+        "--host", "127.0.0.1", "--port", "0", "--db", str(db), "--log-level", "warning",
+        "--bot-delay", "0", "--deal-pause", "1",
+        "--max-connections", str(connections), "--max-per-address", str(connections),
+    ]  # fmt: skip
+
+
+# The rate limit (20 requests/s a connection) guards against hostile peers; a bot at zero
+# think time is faster than that, so the bench lifts it. ``rummy-server`` has no flag for
+# it yet, so the server is started through its own ``main`` with the limit passed to
+# ``start_server`` (the same code path as the command, plus three options).
+_LIFTED = {"rate": 1e9, "burst": 1_000_000_000, "flood_limit": 1_000_000_000, "hello_timeout": 60.0}
+_SHIM = (
+    "import functools, sys\n"
+    "from rummy.server import cli\n"
+    f"cli.start_server = functools.partial(cli.start_server, **{_LIFTED!r})\n"
+    "cli.main(sys.argv[1:])\n"
+)
+
+
+def _cli_has(flag: str) -> bool:
+    from rummy.server.cli import build_parser
+
+    return any(flag in a.option_strings for a in build_parser()._actions)
+
+
+class Subprocess(ServerUnderTest):
+    async def start(self, connections: int, db: Path) -> None:
+        flags = _server_flags(connections, db)
+        exe = shutil.which("rummy-server") or str(Path(sys.executable).parent / "rummy-server")
+        if _cli_has("--rate") and _cli_has("--burst"):
+            cmd = [exe, *flags, "--rate", "1e9", "--burst", "1000000000"]
+            self.describe = "rummy-server " + " ".join(cmd[1:])
+        else:
+            cmd = [sys.executable, "-c", _SHIM, *flags]
+            self.describe = f"rummy-server {' '.join(flags)} (rate limit lifted: {_LIFTED})"
+        self.proc = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE)
+        self.pid = self.proc.pid
+        assert self.proc.stdout is not None
+        line = (await asyncio.wait_for(self.proc.stdout.readline(), 30)).decode()
+        # "rummy-server listening on 127.0.0.1:PORT; players join with: ..."
+        if "listening on" not in line:
+            raise RuntimeError(f"rummy-server did not start: {line!r}")
+        address = line.split("listening on", 1)[1].split(";", 1)[0].strip()
+        self.port = int(address.rsplit(":", 1)[1])
+
+    async def stop(self) -> None:
+        if self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.proc.wait(), 30)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+
+
+class InProcess(ServerUnderTest):
+    async def start(self, connections: int, db: Path) -> None:
+        from rummy.server import start_server
+
+        self.server = await start_server(
+            "127.0.0.1", 0, db, bot_delay=0.0, deal_pause=1.0,
+            max_connections=connections, max_per_address=connections, **_LIFTED,
+        )  # fmt: skip
+        self.pid = os.getpid()
+        self.port = self.server.port
+        self.describe = f"in this process (start_server, db {db})"
+
+    def commits(self) -> int | None:
+        return self.server.storage.commits
+
+    async def stop(self) -> None:
+        await self.server.close()
+
+
+def vm_hwm(pid: int) -> int | None:
+    """Peak resident memory (bytes) of a process, from /proc."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """CPU figures at one moment, from /proc: what a process (all its threads) used, how
+    long its main thread (the event loop) waited for a CPU while ready to run, and what
+    the whole machine used. Two of them give the figures of the time between."""
+
+    at: float
+    cpu: float | None
+    waited: float | None  # seconds runnable but not running (a busy machine)
+    machine_busy: float  # CPU seconds used by everything on the machine
+
+    @classmethod
+    def of(cls, pid: int) -> Usage:
+        cpu = waited = None
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu = (int(fields[11]) + int(fields[12])) / _TICK
+            waited = int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            pass
+        busy = 0.0
+        try:  # cpu  user nice system idle iowait irq softirq steal ...
+            ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+            busy = (sum(ticks[:8]) - ticks[3] - ticks[4]) / _TICK
+        except (OSError, ValueError, IndexError):
+            pass
+        return cls(time.perf_counter(), cpu, waited, busy)
+
+
+def _delta(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else round(b - a, 2)
+
+
+def raise_fd_limit(need: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < need:
+        new = need if hard == resource.RLIM_INFINITY else min(need, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))  # the server subprocess inherits it
+        if new < need:
+            print(f"warning: only {new} file descriptors allowed; {need} wanted", file=sys.stderr)
+
+
+# --- main --------------------------------------------------------------------------------
+
+
+async def run_load(args: argparse.Namespace) -> dict[str, Any]:
+    connections = 4 * args.tables
+    raise_fd_limit(2 * connections + 256)  # both ends live in this process with --in-process
+    tmp = Path(tempfile.mkdtemp(prefix="rummy-load-"))
+    server: ServerUnderTest = InProcess() if args.in_process else Subprocess()
+    try:
+        await server.start(connections + 16, tmp / "load.db")
+        return await _drive(args, server)
+    finally:
+        await server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def _drive(args: argparse.Namespace, server: ServerUnderTest) -> dict[str, Any]:
+    run = Run(args, server.host, server.port)
+    stats = run.stats
+    print(
+        f"load: {args.tables} tables x 4 clients, bot {args.bot}, think {args.think} s,"
+        f" {args.games_per_table} game(s) per table, lobby {'on' if args.lobby else 'off'}\n"
+        f"server pid {server.pid}: {server.describe}",
+        flush=True,
+    )
+    deadline = time.perf_counter() + args.duration
+    t0 = time.perf_counter()
+    lag_task = asyncio.get_running_loop().create_task(run.measure_lag())
+    seating = asyncio.gather(*(t.seat_everyone() for t in run.tables))
+    try:
+        await asyncio.wait_for(seating, max(1.0, deadline - time.perf_counter()))
+    except TimeoutError:
+        print("setup did not finish within --duration", file=sys.stderr)
+        raise
+    setup_s = time.perf_counter() - t0
+    print(
+        f"setup: {stats.peak_connections} connections, {args.tables} tables seated in {setup_s:.1f} s",
+        flush=True,
+    )
+
+    server0, self0 = Usage.of(server.pid), Usage.of(os.getpid())
+    stats.latencies.clear()
+    stats.lag.clear()
+    stats.first_start_at = stats.last_move_at = time.perf_counter()
+    run.all_playing = True
+    for t in run.tables:
+        t.start()
+    ended = "every table played its games"
+    while not run.finished.is_set():
+        now = time.perf_counter()
+        if now >= deadline:
+            ended = f"--duration {args.duration:g} s reached"
+            break
+        if now - stats.last_move_at > args.stall:
+            ended = f"stalled: no move for {args.stall:g} s"
+            break
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(run.finished.wait(), min(1.0, deadline - now))
+    t_end = time.perf_counter()
+    run.stopping = True
+    elapsed = t_end - stats.first_start_at
+    server1, self1 = Usage.of(server.pid), Usage.of(os.getpid())
+    server_hwm, self_hwm = vm_hwm(server.pid), vm_hwm(os.getpid())
+    lag_task.cancel()
+    for t in run.tables:
+        t.close()
+    await asyncio.sleep(0.1)  # let the closes go out before the server stops
+
+    lat = sorted(stats.latencies)
+    lag = sorted(stats.lag)
+    all_until = stats.all_playing_until or t_end
+    window = all_until - stats.first_start_at
+    result: dict[str, Any] = {
+        "tables": args.tables,
+        "connections": stats.peak_connections,
+        "tables_playing_peak": stats.peak_playing,
+        "games_finished": stats.games_finished,
+        "games_wanted": args.tables * args.games_per_table,
+        "ended": ended,
+        "setup_s": round(setup_s, 2),
+        "elapsed_s": round(elapsed, 2),
+        "moves": stats.moves,
+        "moves_per_s": round(stats.moves / elapsed, 1) if elapsed > 0 else 0.0,
+        "moves_per_s_all_playing": round(stats.moves_while_all_playing / window, 1) if window > 0 else 0.0,
+        "all_playing_s": round(window, 2),
+        "latency_ms": {
+            "n": len(lat),
+            "p50": round(percentile(lat, 50) * 1e3, 2),
+            "p90": round(percentile(lat, 90) * 1e3, 2),
+            "p99": round(percentile(lat, 99) * 1e3, 2),
+            "max": round(lat[-1] * 1e3, 2) if lat else None,
+            "mean": round(statistics.fmean(lat) * 1e3, 2) if lat else None,
+        },
+        "refused": dict(stats.refused),
+        "lost_connections": stats.lost,
+        "server": {
+            "pid": server.pid,
+            "in_process": args.in_process,
+            "peak_rss_mib": None if server_hwm is None else round(server_hwm / 2**20, 1),
+            "cpu_s": _delta(server0.cpu, server1.cpu),
+            "loop_waited_for_cpu_s": _delta(server0.waited, server1.waited),
+            "storage_commits": server.commits(),
+        },
+        "load_generator": {
+            "peak_rss_mib": None if self_hwm is None else round(self_hwm / 2**20, 1),
+            "cpu_s": _delta(self0.cpu, self1.cpu),
+            "loop_waited_for_cpu_s": _delta(self0.waited, self1.waited),
+            "loop_lag_ms_p50": round(percentile(lag, 50) * 1e3, 2),
+            "loop_lag_ms_p99": round(percentile(lag, 99) * 1e3, 2),
+            "loop_lag_ms_max": round(lag[-1] * 1e3, 2) if lag else None,
+        },
+    }
+    busy = self1.machine_busy - self0.machine_busy
+    ours = (result["server"]["cpu_s"] or 0.0) + (
+        0.0 if args.in_process else result["load_generator"]["cpu_s"] or 0.0
+    )
+    result["machine"] = {
+        "cores": os.cpu_count(),
+        "others_cpu_s": round(max(0.0, busy - ours), 2),  # other programs on this machine
+        "load_average": os.getloadavg()[0],
+    }
+    _print(result, elapsed)
+    return result
+
+
+def _pct(cpu: float | None, elapsed: float) -> str:
+    return "?" if cpu is None or elapsed <= 0 else f"{cpu:.1f} s CPU = {100 * cpu / elapsed:.0f}% of one core"
+
+
+def _waited(s: float | None) -> str:
+    return "" if s is None else f", its loop waited {s:.1f} s for a CPU"
+
+
+def _print(r: dict[str, Any], elapsed: float) -> None:
+    lat = r["latency_ms"]
+    srv, gen, m = r["server"], r["load_generator"], r["machine"]
+    refused = ", ".join(f"{k} x{v}" for k, v in sorted(r["refused"].items())) or "none"
+    lines = [
+        f"ended: {r['ended']} after {r['elapsed_s']} s of play",
+        f"tables held at once: {r['tables_playing_peak']} playing (of {r['tables']} seated)",
+        f"connections: {r['connections']} (lost before the end: {r['lost_connections']})",
+        f"games finished: {r['games_finished']}/{r['games_wanted']}",
+        f"moves: {r['moves']}, {r['moves_per_s']} moves/s"
+        f" ({r['moves_per_s_all_playing']} moves/s in the {r['all_playing_s']} s all tables played)",
+        f"move latency, sent -> reply (ms): p50 {lat['p50']}, p90 {lat['p90']}, p99 {lat['p99']},"
+        f" max {lat['max']}, mean {lat['mean']} (n={lat['n']})",
+        f"refused: {refused}",
+        f"server: peak RSS (VmHWM) {srv['peak_rss_mib']} MiB, {_pct(srv['cpu_s'], elapsed)}"
+        + _waited(srv["loop_waited_for_cpu_s"])
+        + ("" if srv["storage_commits"] is None else f", {srv['storage_commits']} storage commits")
+        + (" (load generator included: --in-process)" if srv["in_process"] else ""),
+        f"load generator: peak RSS (VmHWM) {gen['peak_rss_mib']} MiB, {_pct(gen['cpu_s'], elapsed)}"
+        + _waited(gen["loop_waited_for_cpu_s"])
+        + f"; loop lag p50 {gen['loop_lag_ms_p50']} ms, p99 {gen['loop_lag_ms_p99']} ms,"
+        f" max {gen['loop_lag_ms_max']} ms",
+        f"machine: {m['cores']} cores; other programs used {_pct(m['others_cpu_s'], elapsed)};"
+        f" load average {m['load_average']:.1f}",
+    ]
+    print("\n".join(lines), flush=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p.add_argument("--tables", type=int, default=100, help="tables of four clients (default 100)")
+    p.add_argument("--games-per-table", type=int, default=1, help="games each table plays (default 1)")
+    p.add_argument("--duration", type=float, default=300.0, help="stop after this many seconds (default 300)")
+    p.add_argument("--stall", type=float, default=20.0, help="stop when no move was made for this long")
+    p.add_argument("--bot", choices=BOT_NAMES, default="random", help="the clients' bot (default random)")
+    p.add_argument("--think", type=float, default=0.0, help="mean seconds a client waits before a move")
+    p.add_argument("--lobby", action="store_true", help="clients follow the lobby, as rummy-client does")
+    p.add_argument("--in-process", action="store_true", help="run the server in this process")
+    p.add_argument(
+        "--seed", type=int, default=1, help="seeds the clients' bots (the server deals from secrets)"
+    )
+    p.add_argument("--json", action="store_true", help="end with the figures as one line of JSON")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.tables < 1 or args.games_per_table < 1:
+        raise SystemExit("--tables and --games-per-table must be at least 1")
+    result = asyncio.run(run_load(args))
+    if args.json:
+        print(json.dumps(result), flush=True)
+    return 0 if result["games_finished"] == result["games_wanted"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""The load generator (bench/load.py) runs end to end: a real ``rummy-server`` process,
+eight real TCP clients, two whole games. Only that it works and what it prints are
+checked; its timings are figures for people, never asserted here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+LOAD = Path(__file__).resolve().parents[2] / "bench" / "load.py"
+
+
+def test_load_generator_plays_two_tables_to_the_end_and_prints_its_figures() -> None:
+    done = subprocess.run(
+        [sys.executable, str(LOAD), "--tables", "2", "--games-per-table", "1", "--duration", "60", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    for label in (
+        "tables held at once: 2",
+        "connections: 8",
+        "games finished: 2/2",
+        "moves/s",
+        "p50",
+        "p90",
+        "p99",
+        "max",
+        "peak RSS (VmHWM)",
+        "CPU",
+    ):
+        assert label in out, f"{label!r} missing from:\n{out}"
+    assert "every table played its games" in out
+
+    figures = json.loads(out.strip().splitlines()[-1])
+    assert figures["games_finished"] == figures["games_wanted"] == 2
+    assert figures["connections"] == 8 and figures["lost_connections"] == 0
+    assert figures["refused"] == {}  # the bots play only legal moves, the server takes them all
+    # Two whole games of Persian Rummy (two deals each): every move was answered and timed.
+    assert figures["moves"] >= 2 * 2 * 4
+    assert figures["latency_ms"]["n"] == figures["moves"]
+    assert figures["latency_ms"]["p50"] <= figures["latency_ms"]["p99"] <= figures["latency_ms"]["max"]
+    assert figures["server"]["peak_rss_mib"] > 0 and figures["load_generator"]["peak_rss_mib"] > 0
