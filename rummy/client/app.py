@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable
-from functools import partial
 from typing import Any, ClassVar
 
 from textual import on
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.events import Resize
 from textual.reactive import reactive
-from textual.screen import Screen
 
 from rummy.protocol import (
     AddBot,
@@ -437,16 +434,3 @@ class RummyApp(App[None]):
                 screen.action_quit()
                 return
         self.exit()
-
-    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """Every action of the screen (those that apply now), then Textual's own."""
-        for binding in screen.BINDINGS:
-            if not isinstance(binding, Binding) or not binding.description:
-                continue
-            action = binding.action
-            name = action.split("(")[0]
-            if screen.check_action(name, ()) is not True:
-                continue
-            key = binding.key.split(",")[0].replace("question_mark", "?")
-            yield SystemCommand(binding.description, f"key: {key}", partial(screen.run_action, action))
-        yield from super().get_system_commands(screen)

@@ -56,7 +56,8 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
     """One event as a sentence (None for events that need no line of their own)."""
     match event:
         case PartnersDrawn(draw):
-            parts: list[_PART] = ["Draw for partners: "]
+            what = "Draw for partners: " if draw.seating == "draw" else "Draw for the first dealer: "
+            parts: list[_PART] = [what]
             for k, round_ in enumerate(draw.rounds):
                 if k:
                     parts.append("; tie, again: ")

@@ -79,7 +79,7 @@ class TableHarness(App[None]):
 
     def play_bots(self) -> None:
         """Let the bots play until it is this seat's turn again (or the deal ends)."""
-        if not self.bots:
+        if not self.bots or self.seat is None:  # a spectator watches a position
             return
         while self.game.phase in ("draw", "meld") and self.game.current != self.seat:
             bot = make_bot("random", self.rng)

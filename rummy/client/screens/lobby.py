@@ -3,12 +3,13 @@ pushes), and one's own table while it waits for players."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
@@ -18,6 +19,7 @@ from rummy.engine import SEAT_NAMES
 from rummy.protocol import TableInfo
 
 from .. import text
+from ..commands import ScreenActions
 from ..messages import (
     BotRequested,
     LeaveTable,
@@ -63,6 +65,7 @@ class LobbyScreen(Screen[None]):
     CSS_PATH = "../styles/lobby.tcss"
     AUTO_FOCUS = "#tables"
 
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ScreenActions}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_table", "New table"),
         Binding("s", "sit", "Sit"),

@@ -37,8 +37,8 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(classes="dialog"):
             yield Static(Content(self.question), classes="question")
             with Horizontal(classes="buttons"):
-                yield Button(f"{self.yes} (y)", id="yes", variant="primary")
-                yield Button(f"{self.no} (n)", id="no")
+                yield Button(f"{self.yes} (y)", id="yes", variant="primary", compact=True)
+                yield Button(f"{self.no} (n)", id="no", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#yes", Button).focus()
@@ -107,7 +107,7 @@ class HelpScreen(ModalScreen[None]):
         for heading, keys in self.groups:
             lines.append(Content.styled(heading, "bold underline"))
             for key, what in keys:
-                lines.append(Content.assemble((f"  {key:<18}", "bold"), what))
+                lines.append(Content.assemble((f"  {key:<22}", "bold"), what))
             lines.append(Content(""))
         lines.append(Content.styled("Press escape or ? to close.", "dim"))
         with VerticalScroll(classes="dialog help"):

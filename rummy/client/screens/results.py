@@ -68,7 +68,8 @@ def deal_breakdown(
 
 
 class DealEndScreen(ModalScreen[DealChoice]):
-    """Shown when a deal ends. ``can_start`` when this player starts the next deal."""
+    """Shown when a deal ends. ``can_start``: a player (not a spectator) may say they
+    are ready for the next deal."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "choose('next')", "Next deal"),
@@ -91,10 +92,13 @@ class DealEndScreen(ModalScreen[DealChoice]):
             yield Static(deal_breakdown(result, self.seats, before, self.ascii), id="breakdown")
             with Horizontal(classes="buttons"):
                 if self.can_start:
-                    yield Button("Next deal (n)", id="next", variant="primary")
-                yield Button("Close (esc)", id="close")
-            if not self.can_start and result.deal < 2:
-                yield Static(Content("The next dealer starts deal 2."), classes="dim")
+                    yield Button("Ready for the next deal (n)", id="next", variant="primary", compact=True)
+                yield Button("Close (esc)", id="close", compact=True)
+            if result.deal < 2:
+                yield Static(
+                    Content("Deal 2 starts once all four are ready (n), or by itself after a short pause."),
+                    classes="dim",
+                )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("next",):
@@ -155,11 +159,11 @@ class GameEndScreen(ModalScreen[GameChoice]):
         with Vertical(classes="dialog results"):
             yield Static(self.summary(), id="summary")
             with Horizontal(classes="buttons"):
-                yield Button("Play again (a)", id="again", variant="primary")
+                yield Button("Play again (a)", id="again", variant="primary", compact=True)
                 if self.lobby:
-                    yield Button("Lobby (l)", id="lobby")
-                yield Button("Last deal (d)", id="details")
-                yield Button("Quit (q)", id="quit")
+                    yield Button("Lobby (l)", id="lobby", compact=True)
+                yield Button("Last deal (d)", id="details", compact=True)
+                yield Button("Quit (q)", id="quit", compact=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("lobby",):

@@ -9,14 +9,16 @@ does) is read from ``view.legal_moves()``.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.events import Resize
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -36,6 +38,7 @@ from rummy.engine import (
 )
 
 from .. import advice, text
+from ..commands import ScreenActions
 from ..describe import event_line
 from ..messages import LeaveTable, PlayAgainRequested, PlayMove, ReadyForNextDeal, SendChat
 from ..model import Seats, TurnTimer
@@ -67,6 +70,7 @@ class TableScreen(Screen[None]):
     CSS_PATH = "../styles/table.tcss"
     AUTO_FOCUS = "HandView"
 
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ScreenActions}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "draw", "Draw"),
         Binding("t", "take", "Take"),
@@ -80,6 +84,8 @@ class TableScreen(Screen[None]):
         Binding("h", "hint", "Hints"),
         Binding("o", "sort", "Sort"),
         Binding("escape", "clear", "Unselect", show=False),
+        Binding("tab", "cycle_focus(1)", "Next area", show=False),
+        Binding("shift+tab", "cycle_focus(-1)", "Previous area", show=False),
         Binding("c", "chat", "Chat"),
         Binding("b", "leave", "Lobby"),
         Binding("question_mark", "help", "Keys"),
@@ -146,6 +152,10 @@ class TableScreen(Screen[None]):
         else:  # lines that arrive before the screen is up wait for it
             self._pending.append((feed, line))
 
+    def on_resize(self, event: Resize) -> None:
+        # More rows go to the log and chat; the rest to the melds (1fr).
+        self.set_class(event.size.height >= 32, "-tall")
+
     def on_mount(self) -> None:
         self._composed = True
         for feed, line in self._pending:
@@ -192,8 +202,11 @@ class TableScreen(Screen[None]):
         self._render_view()
         if view is None:
             return
-        if len(view.results) < self._shown_results:  # a new game at this table
-            self._shown_results = len(view.results)
+        if old is None or len(view.results) < self._shown_results:
+            # The first view (joining, rejoining) or a new game: earlier deals are
+            # not news; a deal that has just ended is.
+            ended = view.phase in ("deal_over", "game_over")
+            self._shown_results = len(view.results) - (1 if ended else 0)
         if len(view.results) > self._shown_results:
             self._shown_results = len(view.results)
             self.call_after_refresh(self.action_results)
@@ -379,6 +392,13 @@ class TableScreen(Screen[None]):
             return
         self.hand.unselect_all()
 
+    def action_cycle_focus(self, step: int) -> None:
+        """Tab goes round the hand, the discard pile and the chat line, in that order."""
+        ring = [self.hand, self.pile, self.query_one("#chat-input", Input)]
+        focused = self.focused
+        index = ring.index(focused) if focused in ring else -1
+        ring[(index + step) % len(ring)].focus()
+
     def action_hint(self) -> None:
         self.show_hints = not self.show_hints
         if self.show_hints:
@@ -448,7 +468,7 @@ class TableScreen(Screen[None]):
     def action_help(self) -> None:
         actions = [
             ("s", "draw from the stock"),
-            ("t / enter on the pile", "take from the discard pile at the marked card, with its use"),
+            ("t / enter (on the pile)", "take from the discard pile at the marked card, with its use"),
             ("m", "meld the selected cards"),
             ("l", "lay off the selected card (you choose the meld if several fit)"),
             ("d", "discard the selected card: ends your turn"),
