@@ -24,7 +24,12 @@ from ..views import PlayerView
 from .base import legal_or_raise
 from .memory import PileMemory
 from .outlook import DEFAULT_TUNING, Outlook, Tuning
-from .planning import GOING_OUT, TableState, best_plan, meld_value
+from .planning import GOING_OUT, NODE_CAP, TableState, best_plan, meld_value
+
+# Search nodes for all the takes of one draw: plenty for any hand of a sensible
+# game; a huge hand (say a bot taking over a hoarder's seat) then plans greedily.
+DRAW_BUDGET = 10_000
+SMALL_CAP = 20
 
 
 class HeuristicBot:
@@ -91,19 +96,22 @@ class HeuristicBot:
             best_score += tuning.draw_bonus
         best: Move = base
         pile = view.discard_pile
+        budget = DRAW_BUDGET
         for move in moves:
             if not isinstance(move, TakeDiscard):
                 continue
-            score = self._score_take(move, hand, pile, outlook)
+            score, nodes = self._score_take(move, hand, pile, outlook, max(SMALL_CAP, min(NODE_CAP, budget)))
+            budget -= nodes
             if score > best_score:
                 best, best_score = move, score
         return best
 
     def _score_take(
-        self, move: TakeDiscard, hand: tuple[Card, ...], pile: tuple[Card, ...], outlook: Outlook
-    ) -> float:
+        self, move: TakeDiscard, hand: tuple[Card, ...], pile: tuple[Card, ...], outlook: Outlook, cap: int
+    ) -> tuple[float, int]:
         """The take's points now, then the best plan for the hand it leaves, then
-        the value of what is held after the weakest card is discarded."""
+        the value of what is held after the weakest card is discarded; and the
+        search nodes that took."""
         new_hand = list(hand)
         new_hand.extend(pile[move.index :])
         for card in move.cards:
@@ -117,12 +125,12 @@ class HeuristicBot:
             for card in _bridge_order(move.cards, table, move.meld_id):
                 table.lay_off(card)
         if not new_hand:
-            return laid + GOING_OUT + 100.0  # going out at once ends the deal for everyone
-        plan = best_plan(new_hand, table)
+            return laid + GOING_OUT + 100.0, 0  # going out at once ends the deal for everyone
+        plan = best_plan(new_hand, table, cap)
         if plan.goes_out:
-            return laid + plan.laid + GOING_OUT + 100.0
+            return laid + plan.laid + GOING_OUT + 100.0, plan.nodes
         values = outlook.card_values(plan.leftover)
-        return laid + plan.laid + sum(values) - min(values)
+        return laid + plan.laid + sum(values) - min(values), plan.nodes
 
     # --- meld and discard ---------------------------------------------------------
 

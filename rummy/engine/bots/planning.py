@@ -16,7 +16,7 @@ from ..melds import Meld
 JOKER_RANK = 15
 NEW = -1  # the meld id of a meld planned this turn, not yet on the table
 GOING_OUT = 25  # R7.3
-_NODE_CAP = 4000  # search nodes per plan: a huge hand falls back to the best found so far
+NODE_CAP = 4000  # search nodes per plan: a huge hand falls back to the best found so far
 
 
 def meld_value(cards: Sequence[Card]) -> int:
@@ -125,17 +125,21 @@ class Plan:
     melds: list[tuple[Card, ...]] = field(default_factory=list)
     layoffs: list[tuple[Card, int]] = field(default_factory=list)
     leftover: list[Card] = field(default_factory=list)
+    nodes: int = 0  # search nodes it took
 
     @property
     def goes_out(self) -> bool:
         return not self.leftover
 
 
-def best_plan(hand: Sequence[Card], table: TableState) -> Plan:
+def best_plan(hand: Sequence[Card], table: TableState, cap: int = NODE_CAP) -> Plan:
     """The melds and lay-offs that lay down the most points from ``hand``.
 
-    An exhaustive search over disjoint new melds (each leaf then lays off what it
-    can), capped for pathological hands. Ties go to the plan leaving fewer cards.
+    A branch-and-bound search over disjoint new melds (each leaf then lays off
+    what it can): a branch is cut when even laying every card it has left (four
+    of a kind twice) could not beat the best plan found. Richer melds are tried
+    first, so that the bound bites early; after ``cap`` nodes the best plan found
+    so far is taken (only huge hands get there).
     """
     cards = sorted(hand)
     candidates = new_melds(cards)
@@ -146,36 +150,41 @@ def best_plan(hand: Sequence[Card], table: TableState) -> Plan:
             best = Plan(sum(POINTS[c] for c, _ in layoffs), [], layoffs, rest)
         return best
     by_card: dict[Card, list[tuple[Card, ...]]] = {}
-    for meld in candidates:
+    bound = {c: POINTS[c] for c in cards}  # the most a card can add to a plan
+    for meld in sorted(candidates, key=meld_value, reverse=True):
         for card in meld:
             by_card.setdefault(card, []).append(meld)
-    best_key = (-1, 0)
+        if len(meld) == 4 and RANK[meld[0]] == RANK[meld[1]]:
+            for card in meld:
+                bound[card] = 2 * POINTS[card]
+    best_value = -1
     nodes = 0
     used: set[Card] = set()  # in a chosen meld
     skipped: set[Card] = set()  # decided: in no new meld
     chosen: list[tuple[Card, ...]] = []
+    free_bound = sum(bound.values()) + GOING_OUT  # what the cards not yet melded may add
 
-    def leaf() -> None:
-        nonlocal best, best_key
+    def leaf(value: int) -> None:
+        nonlocal best, best_value
         t = table.copy()
-        value = 0
         for meld in chosen:
             t.add_meld(meld)
-            value += meld_value(meld)
         layoffs, rest = lay_off_all((c for c in cards if c not in used), t)
         value += sum(POINTS[c] for c, _ in layoffs)
-        key = (value + (GOING_OUT if not rest else 0), -len(rest))
-        if key > best_key:
-            best_key = key
+        total = value + (GOING_OUT if not rest else 0)
+        if total > best_value:
+            best_value = total
             best = Plan(value, list(chosen), layoffs, rest)
 
-    def search(i: int) -> None:
+    def search(i: int, value: int, free: int) -> None:
         nonlocal nodes
         nodes += 1
+        if value + free <= best_value or (nodes > cap and best_value >= 0):
+            return
         while i < len(cards) and (cards[i] in used or cards[i] in skipped or cards[i] not in by_card):
             i += 1
-        if i == len(cards) or nodes > _NODE_CAP:
-            leaf()
+        if i == len(cards) or nodes > cap:  # past the cap: the first leaf reached
+            leaf(value)
             return
         card = cards[i]
         for meld in by_card[card]:
@@ -183,13 +192,14 @@ def best_plan(hand: Sequence[Card], table: TableState) -> Plan:
                 continue
             used.update(meld)
             chosen.append(meld)
-            search(i + 1)
+            search(i + 1, value + meld_value(meld), free - sum(bound[c] for c in meld))
             chosen.pop()
             used.difference_update(meld)
         # Or leave this card out of every new meld (it may still be laid off).
         skipped.add(card)
-        search(i + 1)
+        search(i + 1, value, free)
         skipped.discard(card)
 
-    search(0)
+    search(0, 0, free_bound)
+    best.nodes = nodes
     return best
