@@ -109,15 +109,16 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
-def _cards(value: Any, limit: int) -> tuple[Card, ...]:
-    if not isinstance(value, (list, tuple)) or len(value) > limit:
+def _cards(value: Any, limit: int, kinds: tuple[type, ...] = (list, tuple)) -> tuple[Card, ...]:
+    if type(value) not in kinds or len(value) > limit:
         raise IllegalMove("bad-move", "The cards must be a short list.")
     return tuple(_card(c) for c in value)
 
 
 def check_move(move: object) -> None:
     """Raise ``IllegalMove('bad-move')`` unless ``move`` is a move whose fields have
-    the right types (cards are ints 0..55, bools excluded).
+    the declared types (cards are ints 0..55, bools excluded; card lists are tuples,
+    so that a move compares equal to the same move in ``legal_moves()``).
 
     ``Game.apply`` calls it first, so that a move built by hand with garbage in it
     is refused with a sentence instead of crashing somewhere inside the engine.
@@ -131,10 +132,10 @@ def check_move(move: object) -> None:
             _int(move.meld_id, "meld id")
             _card(move.card)
         case Meld():
-            _cards(move.cards, len(PACK))
+            _cards(move.cards, len(PACK), (tuple,))
         case TakeDiscard():
             _int(move.index, "index")
-            _cards(move.cards, len(PACK))
+            _cards(move.cards, len(PACK), (tuple,))
             if move.meld_id is not None:
                 _int(move.meld_id, "meld id")
         case _:

@@ -242,6 +242,7 @@ def check_game_end(game: Game, events: list[Event]) -> None:
 # --- whole games ---------------------------------------------------------------------------
 
 
+@examples(1.5)
 @given(seed=seeds, seating=seatings, policy=policies)
 def test_whole_games_keep_every_invariant(seed: int, seating: str, policy: str) -> None:
     """R1.1 (56 cards, one place each), R5 (melds stay melds), R7 (scores equal a
@@ -282,6 +283,7 @@ def test_whole_games_keep_every_invariant(seed: int, seating: str, policy: str) 
     assert Game.replay(game.record()).snapshot() == game.snapshot()
 
 
+@examples(2)
 @given(seed=seeds, seating=seatings, policy=policies, steps=st.integers(0, 300), more=st.integers(1, 60))
 def test_clone_is_the_same_game_and_independent(
     seed: int, seating: str, policy: str, steps: int, more: int
@@ -313,6 +315,7 @@ garbage = st.one_of(
     st.integers(56, 70),
     st.floats(allow_nan=False),
     st.text(max_size=3),
+    st.lists(st.integers(0, 55), max_size=4),  # a list where a tuple of cards belongs
 )
 
 
@@ -466,6 +469,7 @@ def built_positions(draw: st.DrawFn) -> Game:
     return game
 
 
+@examples(3)
 @given(st.data(), st.one_of(positions_from_play(), built_positions()))
 def test_move_applies_iff_legal_and_refusals_change_nothing(data: st.DataObject, game: Game) -> None:
     """R4/R5/R6: at any position a move (legal, near miss or garbage) applies if and only
@@ -492,6 +496,7 @@ def test_move_applies_iff_legal_and_refusals_change_nothing(data: st.DataObject,
         assert trial.snapshot() == before
 
 
+@examples(2)
 @given(built_positions(), st.integers(0, 2**32))
 def test_built_positions_play_to_the_end_of_the_deal(game: Game, seed: int) -> None:
     """R6.2 with R1.1: from any position, random play keeps every card in one place,
@@ -508,6 +513,7 @@ def test_built_positions_play_to_the_end_of_the_deal(game: Game, seed: int) -> N
     check_views(game)
 
 
+@examples(4)
 @given(built_positions(), st.data())
 def test_deal_scores_equal_a_recount(game: Game, data: st.DataObject) -> None:
     """R7.1-R7.4 (and R5.5): the end of a deal from any table (melds with any owners,
