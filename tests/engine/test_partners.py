@@ -33,7 +33,7 @@ class StackedRng(random.Random):
         super().__init__(0)
         self.draws = [parse_card(t) for t in draws.split()]
 
-    def shuffle(self, x: MutableSequence[Any]) -> None:  # type: ignore[override]
+    def shuffle(self, x: MutableSequence[Any]) -> None:
         rest = [c for c in x if c not in self.draws]
         x[:] = rest + list(reversed(self.draws))
 

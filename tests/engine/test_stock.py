@@ -10,6 +10,7 @@ from rummy.engine import (
     DrawStock,
     Game,
     IllegalMove,
+    NextDeal,
     Pass,
     Passed,
     TakeDiscard,
@@ -103,4 +104,4 @@ def test_a_take_breaks_the_row_of_passes_R6_2() -> None:
         game.apply(Pass())
     assert game.phase == "draw" and game.passes == 3 and game.results == []
     game.apply(Pass())
-    assert game.phase == "deal_over" and game.results[0].ended_by == "passes"
+    assert game.results[0].ended_by == "passes" and game.legal_moves() == [NextDeal()]
