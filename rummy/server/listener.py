@@ -35,6 +35,8 @@ class Server:
         self.lobby = Lobby(storage, options)
         self.sessions: set[Session] = set()
         self._per_address: Counter[str] = Counter()
+        # What the guards did: "refused" connections, "hello_timeout", "flood", "slow_reader".
+        self.stats: Counter[str] = Counter()
         self._listener: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.host = ""
@@ -58,6 +60,7 @@ class Server:
             self._per_address[address] >= self.options.max_per_address
         ):
             log.warning("refused a connection from %s: too many", address)
+            self.stats["refused"] += 1
             writer.write(
                 encode(Error(id=None, code=E.TOO_MANY_CONNECTIONS, text="The server is full.", fatal=True))
             )

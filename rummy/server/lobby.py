@@ -90,6 +90,7 @@ class Lobby:
         finally:
             self._creating -= 1
         self.tables[table.id] = table
+        log.info("table %s created by %s: %r", table.id, peer.name, name)
         return table, token
 
     # --- start and stop --------------------------------------------------------------------

@@ -66,6 +66,7 @@ class Session:
             return
         if transport.get_write_buffer_size() + len(data) > self.server.options.max_write_buffer:
             log.warning("%s does not read its frames; dropped", self.address)
+            self.server.stats["slow_reader"] += 1
             self._closed = True
             transport.abort()
             return
@@ -103,6 +104,7 @@ class Session:
 
     def _hello_timeout(self) -> None:
         if not self.said_hello and not self._closed:
+            self.server.stats["hello_timeout"] += 1
             self.fail(E.HELLO_TIMEOUT, "No hello in time.")
 
     async def _receive(self, item: ClientMessage | ProtocolError) -> None:
@@ -110,6 +112,7 @@ class Session:
             self._dropped += 1
             if self._dropped > self.server.options.flood_limit:
                 log.warning("%s floods; cut off", self.address)
+                self.server.stats["flood"] += 1
                 self.fail(E.FLOOD, "Too many requests: goodbye.")
                 return
             now = asyncio.get_running_loop().time()

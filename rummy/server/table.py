@@ -310,6 +310,7 @@ class Table:
             peer.table = peer.chair = None
         self.spectators.clear()
         self.lobby.remove_table(self)
+        log.info("table %s closed", self.id)
         await self.storage.write([self.storage.close_table(self.id)])
 
     # --- the creator's tools -------------------------------------------------------
@@ -364,6 +365,7 @@ class Table:
             )
             self.game, self.game_id = game, game_id
             self.games += 1
+            log.info("table %s: game %s started (%s)", self.id, game_id, ", ".join(names))
             self.status = "playing"
             for c in self.chairs:
                 if c is not None:
@@ -433,6 +435,7 @@ class Table:
         table_changed = trial.phase in ("deal_over", "game_over") or game.phase == "deal_over"
         if trial.is_over:
             self.status = "finished"
+            log.info("table %s: game %s over, totals %s", self.id, self.game_id, trial.totals())
         if table_changed:
             for c in self.chairs:
                 if c is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
 from collections.abc import AsyncIterator
 
 import msgpack
@@ -236,3 +237,37 @@ async def test_names_and_table_names_are_cleaned_and_limited(server: Server) -> 
     assert isinstance(await blank.request(Ping), Pong)
     await still_serves(c)
     await close_all([c, blank])
+
+
+async def test_a_peer_that_never_reads_is_dropped_before_it_eats_memory() -> None:
+    server = await start_server(**{**STRICT, "max_write_buffer": 100_000})
+    try:
+        owners = [await connect(server, f"Owner{i}") for i in range(30)]
+        for i, c in enumerate(owners):  # thirty tables make a long table list
+            assert isinstance(await c.request(CreateTable, name=f"table number {i:02d} " + "z" * 20), Seated)
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect((server.host, server.port))
+        _, writer = await asyncio.open_connection(sock=sock)
+        writer.write(raw({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": "Sloth"}))
+        while not any(s.name == "Sloth" for s in server.sessions):
+            await asyncio.sleep(0.01)
+        # A congested path: the kernel holds little for this peer, so what it does not
+        # read piles up in the server's own buffer.
+        sloth = next(s for s in server.sessions if s.name == "Sloth")
+        sloth.writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        asks = b"".join(raw({"type": "lobby_subscribe", "id": 2 + i, "on": True}) for i in range(90))
+        writer.write(asks)  # ~90 copies of the table list asked for, none read
+        await writer.drain()
+
+        async def dropped() -> None:
+            while not server.stats["slow_reader"]:
+                await asyncio.sleep(0.01)
+
+        await asyncio.wait_for(dropped(), 10)
+        assert not any(s.name == "Sloth" for s in server.sessions)
+        await still_serves(owners[0])
+        writer.close()
+        await close_all(owners)
+    finally:
+        await server.close()
