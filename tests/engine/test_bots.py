@@ -7,13 +7,17 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rummy.engine import (
     PACK,
+    Card,
     Discard,
     DrawStock,
     Game,
     LayOff,
+    Meld,
     MeldMove,
     Move,
     NextDeal,
@@ -21,11 +25,15 @@ from rummy.engine import (
     PlayerView,
     Seating,
     TakeDiscard,
+    meld_kind,
+    new_melds,
     parse_cards,
     parse_move,
     view_for,
 )
 from rummy.engine.bots import BOT_NAMES, Bot, HeuristicBot, NoMoveError, RandomBot, make_bot
+from rummy.engine.bots.planning import GOING_OUT, TableState, best_plan, lay_off_all, meld_value
+from rummy.engine.cards import POINTS
 from rummy.sim import simulate
 
 from .positions import position
@@ -283,3 +291,56 @@ def test_heuristic_remembers_what_an_opponent_took_R9_1() -> None:
     without_memory = game.clone()
     assert nine not in south_plays(south, game)
     assert nine in south_plays(HeuristicBot(random.Random(0)), without_memory)
+
+
+# --- meld planning -----------------------------------------------------------------------
+
+
+def _brute_force_best(hand: list[Card], table: TableState) -> int:
+    """The most points any set of disjoint new melds (then every lay-off) lays down."""
+    candidates = new_melds(hand)
+    best = 0
+
+    def walk(start: int, used: frozenset[Card], chosen: list[tuple[Card, ...]]) -> None:
+        nonlocal best
+        t = table.copy()
+        for meld in chosen:
+            t.add_meld(meld)
+        layoffs, rest = lay_off_all([c for c in hand if c not in used], t)
+        value = sum(meld_value(m) for m in chosen) + sum(POINTS[c] for c, _ in layoffs)
+        best = max(best, value + (GOING_OUT if not rest else 0))
+        for k in range(start, len(candidates)):
+            meld = candidates[k]
+            if not used.intersection(meld):
+                walk(k + 1, used.union(meld), [*chosen, meld])
+
+    walk(0, frozenset(), [])
+    return best
+
+
+@given(st.lists(st.integers(0, 55), min_size=3, max_size=10, unique=True), st.integers(0, 3))
+def test_best_plan_lays_the_most_points_R7_1_R7_4(hand: list[Card], table_choice: int) -> None:
+    """R7.1/R7.4: the planner's melds are disjoint legal melds of the hand, its
+    lay-offs fit, and no other choice of melds lays more points."""
+    tables = ["", "5h 6h 7h", "Kc Kd Ks", "Jk Jk2 Jk3"]
+    table_cards = parse_cards(tables[table_choice])
+    hand = [c for c in hand if c not in table_cards]
+    melds = [Meld.new(0, table_cards, 1)] if table_cards else []
+    table = TableState.from_melds(melds)
+    plan = best_plan(hand, table)
+    laid = [c for m in plan.melds for c in m] + [c for c, _ in plan.layoffs]
+    assert sorted(laid + plan.leftover) == sorted(hand)
+    assert all(meld_kind(m) is not None for m in plan.melds)
+    assert plan.laid == sum(meld_value(m) for m in plan.melds) + sum(POINTS[c] for c, _ in plan.layoffs)
+    assert plan.laid + (GOING_OUT if plan.goes_out else 0) == _brute_force_best(hand, table)
+
+
+def test_best_plan_keeps_to_its_node_cap_on_a_huge_hand() -> None:
+    """A 37-card hand (a bot taking over a hoarder's seat) is planned within the
+    cap, and the plan is still made of legal melds of that hand."""
+    hand = [c for c in PACK if c < 39] + [39, 40, 41, 52]
+    plan = best_plan(hand, TableState.from_melds([]), cap=30)
+    assert plan.nodes <= 31
+    assert plan.melds and all(meld_kind(m) is not None for m in plan.melds)
+    laid = [c for m in plan.melds for c in m] + [c for c, _ in plan.layoffs]
+    assert len(set(laid)) == len(laid) and set(laid) <= set(hand)

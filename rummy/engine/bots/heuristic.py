@@ -28,7 +28,7 @@ from .planning import GOING_OUT, NODE_CAP, TableState, best_plan, meld_value
 
 # Search nodes for all the takes of one draw: plenty for any hand of a sensible
 # game; a huge hand (say a bot taking over a hoarder's seat) then plans greedily.
-DRAW_BUDGET = 10_000
+DRAW_BUDGET = 3_000  # normal play needs at most a few hundred
 SMALL_CAP = 20
 
 

@@ -188,6 +188,8 @@ def best_plan(hand: Sequence[Card], table: TableState, cap: int = NODE_CAP) -> P
             return
         card = cards[i]
         for meld in by_card[card]:
+            if nodes > cap:
+                return  # a leaf has been reached below: keep the best found
             if any(c in used or c in skipped for c in meld):
                 continue
             used.update(meld)
@@ -195,6 +197,8 @@ def best_plan(hand: Sequence[Card], table: TableState, cap: int = NODE_CAP) -> P
             search(i + 1, value + meld_value(meld), free - sum(bound[c] for c in meld))
             chosen.pop()
             used.difference_update(meld)
+        if nodes > cap:
+            return
         # Or leave this card out of every new meld (it may still be laid off).
         skipped.add(card)
         search(i + 1, value, free)
