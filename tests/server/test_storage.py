@@ -1,0 +1,95 @@
+"""Storage: seeds from a secure source, stored (R3.4); tokens never stored in the clear;
+grouped commits; a failed write refuses the move and changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+from rummy.engine import Game, GameRecord
+from rummy.protocol import Error, errors
+from rummy.server import Server, start_server
+from rummy.server.storage import Storage
+
+from .game_helpers import FAST, close_all, play_all, server, table_of_four
+
+__all__ = ["server"]
+
+
+async def test_each_game_gets_its_own_secret_seed_and_it_replays_the_game(server: Server) -> None:
+    """R3.4: the shuffle comes from a secure source, and the seed is recorded with the game."""
+    first, _, t1 = await table_of_four(server, names=("A",), bots=3)
+    second, _, t2 = await table_of_four(server, names=("B",), bots=3)
+    await play_all([*first, *second], stop_after=15)
+    seeds = []
+    for tid in (t1, t2):
+        table = server.lobby.tables[tid]
+        assert table.game is not None
+        data = server.storage.game_record(table.game_id)
+        assert data is not None
+        seeds.append(data["seed"])
+        replayed = Game.replay(GameRecord.from_data(data))
+        assert replayed.snapshot() == table.game.snapshot()
+    assert seeds[0] != seeds[1] and all(s.bit_length() > 32 for s in seeds)
+    await close_all([*first, *second])
+
+
+async def test_seat_tokens_are_stored_only_as_hashes(tmp_path: Path) -> None:
+    server = await start_server(db_path=tmp_path / "r.db", **FAST)
+    try:
+        clients, tokens, _ = await table_of_four(server, names=("Ann", "Bob"), bots=2)
+        await close_all(clients)
+    finally:
+        await server.close()
+    data = (tmp_path / "r.db").read_bytes() + (
+        (tmp_path / "r.db-wal").read_bytes() if (tmp_path / "r.db-wal").exists() else b""
+    )
+    assert all(token.encode() not in data for token in tokens)
+    with sqlite3.connect(tmp_path / "r.db") as con:
+        hashes = {h for (h,) in con.execute("SELECT token_hash FROM chairs WHERE bot=0")}
+    assert len(hashes) == 2 and all(len(h) == 64 for h in hashes)
+
+
+async def test_concurrent_writes_are_grouped_and_all_committed(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "g.db")
+    statements = [storage.new_game(i, 1, i, 2**63 + i, "draw", ["a", "b", "c", "d"]) for i in range(1, 201)]
+    await asyncio.gather(*(storage.write([s]) for s in statements))
+    assert storage.commits < 200  # many writes shared a commit
+    assert storage.game_record(200) == {"seed": 2**63 + 200, "seating": "draw", "moves": []}
+    await storage.close()
+
+
+async def test_one_failing_write_does_not_sink_the_others(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "f.db")
+    good = storage.new_game(1, 1, 1, 5, "draw", [])
+    bad = ("INSERT INTO nowhere VALUES (1)", ())
+    results = await asyncio.gather(storage.write([good]), storage.write([bad]), return_exceptions=True)
+    assert results[0] is None and isinstance(results[1], sqlite3.Error)
+    assert storage.game_record(1) is not None
+    await storage.close()
+
+
+async def test_a_move_that_cannot_be_saved_is_refused_and_changes_nothing(server: Server) -> None:
+    """Nothing is told before it is stored: a failed write leaves the game as it was."""
+    clients, _, table_id = await table_of_four(server)
+    table = server.lobby.tables[table_id]
+    assert table.game is not None
+    for c in clients:
+        await c.until(lambda c: c.view is not None)
+    mover = next(c for c in clients if c.view is not None and c.view.my_turn)
+    before = table.game.snapshot()
+    storage = server.storage
+
+    async def failing(statements: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    storage.write = failing  # type: ignore[method-assign]
+    try:
+        refused = await mover.move(table.game.legal_moves()[0])
+    finally:
+        del storage.write  # type: ignore[method-assign]
+    assert isinstance(refused, Error) and refused.code == errors.INTERNAL
+    assert table.game.snapshot() == before
+    await play_all(clients)
+    await close_all(clients)
