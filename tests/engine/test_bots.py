@@ -263,6 +263,9 @@ def test_heuristic_holds_three_of_a_kind_early_for_four_at_once_R7_4() -> None:
     assert isinstance(move, Discard) and move.card not in parse_cards("Kc Kd Kh")
     late = _late_position("Kc Kd Kh 3c 5d 8s 9h 2s", "7c 4h", "7d 9s", "meld")
     assert _choose(late) == kings
+    # Early too, when the three Kings are all it holds: it goes out (R4.4).
+    out = position([parse_cards("Kc Kd Kh"), *hands[1:]], phase="meld")
+    assert _choose(out) == kings
 
 
 def test_heuristic_remembers_what_an_opponent_took_R9_1() -> None:

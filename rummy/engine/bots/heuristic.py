@@ -140,7 +140,9 @@ class HeuristicBot:
         outlook = self._outlook(view, hand)
         plan = best_plan(hand, outlook.table)
         legal = set(moves)
-        melds = [m for m in plan.melds if not self._hold_back(m, view, outlook)]
+        melds = plan.melds
+        if not plan.goes_out:  # going out beats any hope of four at once
+            melds = [m for m in melds if not self._hold_back(m, view, outlook)]
         if melds:
             # Four of a kind first (R7.4), then the rest, all in this turn.
             meld = max(melds, key=meld_value)
