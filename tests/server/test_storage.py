@@ -22,6 +22,8 @@ async def test_each_game_gets_its_own_secret_seed_and_it_replays_the_game(server
     first, _, t1 = await table_of_four(server, names=("A",), bots=3)
     second, _, t2 = await table_of_four(server, names=("B",), bots=3)
     await play_all([*first, *second], stop_after=15)
+    for c in (first[0], second[0]):  # the bots play on until it is the person's turn again
+        await c.until(lambda c: c.view is not None and c.view.my_turn)
     seeds = []
     for tid in (t1, t2):
         table = server.lobby.tables[tid]
