@@ -19,9 +19,9 @@ from rummy.protocol import (
 )
 from rummy.protocol.aio import Client
 from rummy.protocol.wire import StockDrawnWire
-from rummy.server import Server
+from rummy.server import Server, start_server
 
-from .game_helpers import close_all, connect, play_all, server, table_of_four
+from .game_helpers import FAST, close_all, connect, play_all, server, table_of_four
 
 __all__ = ["server"]
 
@@ -123,3 +123,22 @@ async def test_leaving_a_waiting_table_frees_the_chair_and_passes_on_the_creator
     assert isinstance(await bob.request(Leave), Ok)  # the last person leaves: the table closes
     assert seated.table_id not in server.lobby.tables
     await close_all([ann, bob])
+
+
+async def test_a_table_nobody_comes_back_to_is_closed() -> None:
+    """A waiting table whose only player dropped is held for a while, then closed."""
+    server = await start_server(**{**FAST, "abandon_after": 0.1})
+    try:
+        looker = await connect(server, "Lou", lobby=True)
+        ann = await connect(server, "Ann")
+        seated = await ann.request(CreateTable, name="left behind")
+        assert isinstance(seated, Seated)
+        await looker.until(lambda c: seated.table_id in c.lobby)
+        await ann.close()
+        await looker.until(lambda c: seated.table_id not in c.lobby)
+        late = await connect(server, "Ann")
+        gone = await late.request(Rejoin, token=seated.token)
+        assert isinstance(gone, Error) and gone.code == errors.BAD_TOKEN
+        await close_all([looker, late])
+    finally:
+        await server.close()
