@@ -117,7 +117,12 @@ class Autoplay:
         assert callable(make)
         task: asyncio.Task[None] = asyncio.ensure_future(make())
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("table %s: automatic move failed", self.table.id, exc_info=task.exception())
 
     async def _bot_move(self, seat: int, n: int) -> None:
         table = self.table
