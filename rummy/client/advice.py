@@ -133,7 +133,9 @@ def prompt(view: PlayerView | None, seats: Seats, chosen: Sequence[Card], ascii:
         return Content("The game is over: a for another game, q to quit.")
     current = text.plain(seats.who(view.current), "bold")
     if view.seat is None:
-        return Content.assemble("You are watching. ", current, f" is {turn_part(view)}.")
+        return Content.assemble(
+            "You are watching: ", current, f" is {turn_part(view)}. b returns to the lobby."
+        )
     if view.phase == "deal_over":
         if view.my_turn:
             return Content("The deal is over: press n to start the next deal (enter shows the scores).")

@@ -131,6 +131,8 @@ class RummyApp(App[None]):
         self.moves_seen = 0
         self.move_request: int | None = None
         self.chat: list[Content] = []
+        if not connect:  # driven by hand (tests): nothing to wait for
+            self.set_reactive(RummyApp.connection_status, "")
 
     @property
     def has_lobby(self) -> bool:

@@ -347,7 +347,7 @@ async def test_watching_shows_no_hand_and_no_actions() -> None:
     app = TableHarness(seat=None)
     async with app.run_test() as pilot:
         text = screen_text(app)
-        assert "You are watching." in text
+        assert "You are watching: " in text
         assert "(no cards in hand)" in text
         await pilot.press("s")
         assert app.sent == []

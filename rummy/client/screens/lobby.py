@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -45,20 +46,22 @@ def options_words(info: TableInfo) -> str:
     return f"{seating}, {timer}, {drop}"
 
 
-def chairs_content(info: TableInfo) -> Content:
-    parts: list[Content | str] = []
+def chairs_text(info: TableInfo) -> Text:
+    """The players in chair order. A Rich ``Text`` built piece by piece: the grid measures
+    it for the column's width, and a name in it is never read as markup."""
+    out = Text()
     for i, chair in enumerate(info.chairs):
         if i:
-            parts.append(", ")
+            out.append(", ")
         if chair.name is None:
-            parts.append(Content.styled("free", "dim"))
+            out.append("free", "dim")
         else:
-            parts.append(text.plain(chair.name, "" if chair.present else "dim", limit=24))
+            out.append(text.clean(chair.name, 24), "" if chair.present else "dim")
             if chair.bot:
-                parts.append(Content.styled(" (bot)", "dim"))
+                out.append(" (bot)", "dim")
             elif not chair.present:
-                parts.append(Content.styled(" (away)", "dim"))
-    return Content.assemble(*parts)
+                out.append(" (away)", "dim")
+    return out
 
 
 class LobbyScreen(Screen[None]):
@@ -93,19 +96,19 @@ class LobbyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield ConnectionBanner()
         yield Static(id="lobby-title")
-        table: DataTable[Content | str] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
         with Horizontal(id="lobby-bottom"):
             yield Static(id="my-table")
             with Vertical(id="lobby-chat-area"):
                 yield Feed("Sit at or watch a table to chat with the people there.", id="lobby-chat")
                 yield Input(placeholder="Say something to your table", id="lobby-chat-input", compact=True)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
         table.add_column("#", key="id", width=4)
-        table.add_column("Table", key="name", width=22)
+        table.add_column("Table", key="name", width=18)
         table.add_column("Status", key="status", width=10)
         table.add_column("Players (chairs 1-4)", key="chairs")
         table.add_column("Options", key="options")
@@ -142,11 +145,11 @@ class LobbyScreen(Screen[None]):
             if info.spectators:
                 status += f" +{info.spectators}"
             grid.add_row(
-                Content.styled(str(table_id), "bold" if mine else ""),
-                text.plain(info.name, "bold" if mine else "", limit=40),
-                Content(status),
-                chairs_content(info),
-                Content.styled(options_words(info), "dim"),
+                Text(str(table_id), "bold" if mine else ""),
+                Text(text.clean(info.name, 40), "bold" if mine else ""),
+                Text(status),
+                chairs_text(info),
+                Text(options_words(info), "dim"),
                 key=str(table_id),
             )
         if selected is not None and selected in self.tables:

@@ -87,7 +87,7 @@ class TableScreen(Screen[None]):
         Binding("tab", "cycle_focus(1)", "Next area", show=False),
         Binding("shift+tab", "cycle_focus(-1)", "Previous area", show=False),
         Binding("c", "chat", "Chat"),
-        Binding("b", "leave", "Lobby"),
+        Binding("b", "leave", "Lobby", show=False),
         Binding("question_mark", "help", "Keys"),
         Binding("q", "quit", "Quit"),
     ]
@@ -124,7 +124,7 @@ class TableScreen(Screen[None]):
                 yield Input(
                     placeholder="Say something (enter sends, escape leaves)", id="chat-input", compact=True
                 )
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def hand(self) -> HandView:
@@ -241,8 +241,10 @@ class TableScreen(Screen[None]):
         self.query_one("#prompt", Static).update(prompt)
 
     def _tick(self) -> None:
-        if self.view is not None:
-            self.query_one(PlayersView).refresh()
+        if self.view is not None and self._composed:
+            players = self.query_one(PlayersView)
+            players.timer = self.timer
+            players.refresh()
             self._show_prompt()
 
     @on(HandView.Changed)

@@ -1,0 +1,103 @@
+"""Server messages for app tests, built with the protocol's own types, and a
+connection stand-in that records the requests the app sends."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from rummy.client.app import RummyApp
+from rummy.client.connection import ServerSaid
+from rummy.engine import Game, view_for
+from rummy.engine.bots import make_bot
+from rummy.protocol import (
+    ChairInfo,
+    ClientMessage,
+    GameUpdate,
+    TableInfo,
+    TableOptions,
+    event_to_wire,
+    view_to_wire,
+)
+
+
+class RecordingConnection:
+    """Takes the place of ``Connection``: every request is kept, none is sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, ClientMessage]] = []
+
+    def request(self, kind: str, factory: Any, **fields: Any) -> int:
+        request_id = len(self.sent) + 1
+        self.sent.append((kind, factory(id=request_id, **fields)))
+        return request_id
+
+    def last(self) -> ClientMessage:
+        return self.sent[-1][1]
+
+    async def close(self) -> None:
+        pass
+
+
+def offline_app(**kw: Any) -> tuple[RummyApp, RecordingConnection]:
+    app = RummyApp(
+        player_name=kw.pop("player_name", "Ann"), address=("example.org", 7325), connect=False, **kw
+    )
+    recorder = RecordingConnection()
+    app.connection = recorder  # type: ignore[assignment]
+    return app, recorder
+
+
+def say(app: RummyApp, message: Any, kind: str | None = None) -> None:
+    app.post_message(ServerSaid(message, kind))
+
+
+def table_info(
+    table_id: int,
+    name: str,
+    names: tuple[str | None, ...] = ("Ann", None, None, None),
+    status: str = "waiting",
+    creator: int | None = 0,
+    bots: tuple[int, ...] = (),
+    seats: tuple[int, ...] | None = None,
+    options: TableOptions | None = None,
+) -> TableInfo:
+    chairs = [
+        ChairInfo(
+            chair=i,
+            name=n,
+            bot=i in bots,
+            present=n is not None,
+            seat=None if seats is None else seats[i],
+        )
+        for i, n in enumerate(names)
+    ]
+    return TableInfo(
+        table_id=table_id,
+        name=name,
+        options=options or TableOptions(),
+        status=status,  # type: ignore[arg-type]
+        chairs=chairs,
+        spectators=0,
+        creator=creator,
+        games=0 if status == "waiting" else 1,
+    )
+
+
+def advance_to(game: Game, seat: int) -> list[Any]:
+    """Let seeded random bots play until it is ``seat``'s turn; returns the events."""
+    rng = random.Random(1)
+    events: list[Any] = []
+    while game.phase in ("draw", "meld") and game.current != seat:
+        events += game.apply(make_bot("random", rng).choose(view_for(game, game.current)))
+    return events
+
+
+def game_update(table_id: int, game: Game, seat: int | None, events: list[Any] | None = None) -> GameUpdate:
+    return GameUpdate(
+        table_id=table_id,
+        seat=seat,
+        moves=len(game.moves),
+        view=view_to_wire(view_for(game, seat)),
+        events=[event_to_wire(e) for e in (events if events is not None else game.opening_events)],
+    )

@@ -1,0 +1,255 @@
+"""The app between the server and the screens: the lobby kept live, requests sent
+for what the player does, the table opened for a game, errors in words, the
+connection banner, the terminal size, seat tokens remembered."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from rummy.client.connection import ConnectionChanged
+from rummy.client.screens.lobby import LobbyScreen
+from rummy.client.screens.modals import ChooseScreen, TooSmallScreen
+from rummy.client.screens.new_table import NewTableScreen
+from rummy.client.screens.table import TableScreen
+from rummy.client.state import StateStore
+from rummy.client.widgets.feed import Feed
+from rummy.client.widgets.status import ConnectionBanner
+from rummy.engine import DrawStock, Game
+from rummy.protocol import (
+    AddBot,
+    ChatLine,
+    Clock,
+    CreateTable,
+    Error,
+    Leave,
+    Lobby,
+    LobbyGone,
+    LobbyTable,
+    MoveRequest,
+    Ok,
+    Seated,
+    Sit,
+    Start,
+    Table,
+    TableOptions,
+    Watch,
+    Welcome,
+    move_from_wire,
+)
+from tests.client.conftest import screen_text
+from tests.client.fakes import advance_to, game_update, offline_app, say, table_info
+
+NASTY = "[b]Eve[/b]\x1b[31m\x07"  # what is left is 14 characters: the whole name shows
+
+
+def lobby_rows(app) -> list[str]:  # type: ignore[no-untyped-def]
+    grid = app.lobby.query_one("#tables", DataTable)
+    return [
+        " | ".join(str(getattr(c, "plain", c)) for c in grid.get_row_at(i)) for i in range(grid.row_count)
+    ]
+
+
+async def test_the_lobby_lists_tables_and_follows_changes() -> None:
+    """Tables with their chairs, status and options; updated by the server's pushes."""
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Lobby(tables=[table_info(1, "Friday", ("Bob", None, None, None)), table_info(2, "Pros")]))
+        await pilot.pause()
+        rows = lobby_rows(app)
+        assert len(rows) == 2
+        assert "Friday | waiting | Bob, free, free, free" in rows[0]
+        assert "drawn partners, no timer, waits on drop" in rows[0]
+        say(app, LobbyTable(table=table_info(1, "Friday", ("Bob", "Cy", "Bot 3", None), bots=(2,))))
+        say(app, LobbyGone(table_id=2))
+        await pilot.pause()
+        rows = lobby_rows(app)
+        assert len(rows) == 1 and "Bob, Cy, Bot 3 (bot), free" in rows[0]
+
+
+async def test_markup_and_escape_codes_from_players_do_nothing() -> None:
+    """Names, table names and chat are shown as the characters they are: markup is
+    not applied, escape and control characters are dropped (DESIGN: plain text)."""
+    app, _ = offline_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        names = (NASTY, "Bob", "Cy", "Di")
+        say(app, Lobby(tables=[table_info(1, NASTY, names, status="playing", creator=None)]))
+        await pilot.pause()
+        assert "[b]Eve[/b][31m" in lobby_rows(app)[0]
+        say(app, Welcome(id=1, version=1, name="Bob", server="s", max_frame=1, table_id=1, chair=1))
+        say(app, Table(table=table_info(1, NASTY, names, status="playing", creator=None, seats=(0, 1, 2, 3))))
+        say(app, game_update(1, Game(5, seating="chosen"), 1))
+        say(
+            app,
+            ChatLine(
+                table_id=1,
+                by="player",
+                chair=0,
+                name=NASTY,
+                text="[link=x]hi[/link] \x1b]0;title\x07",
+                time=0,
+            ),
+        )
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        text = screen_text(app)
+        assert "[b]Eve[/b][31m" in text  # the players line
+        assert "[link=x]hi[/link]" in text  # the chat
+        assert "\x1b" not in text and "\x07" not in text
+        # The styles of that text are the screen's own: nothing in it turned red.
+        for span in app.table_screen.query_one("#chat").lines[-1].spans:  # type: ignore[union-attr]
+            assert "red" not in str(span.style) and "link" not in str(span.style)
+
+
+async def test_create_a_table_with_its_options() -> None:
+    """n opens the form; the request carries the name, partners, timer, on-drop, chair."""
+    app, sent = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Lobby(tables=[]))
+        await pilot.pause()
+        assert "No tables yet: n creates one." in screen_text(app)
+        await pilot.press("n")
+        assert isinstance(app.screen, NewTableScreen)
+        await pilot.press(*"Night", "enter")  # typing replaces the proposed name
+        await pilot.click("#seating-chosen")
+        await pilot.click("#timer-60")
+        await pilot.click("#drop-bot")
+        await pilot.click("#chair-2")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        kind, request = sent.sent[-1]
+        assert kind == "create" and isinstance(request, CreateTable)
+        assert request.name == "Night"
+        assert request.options == TableOptions(seating="chosen", turn_seconds=60, on_drop="bot")
+        assert request.chair == 2
+
+
+async def test_sit_in_a_chosen_chair_or_watch() -> None:
+    app, sent = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)]))
+        await pilot.pause()
+        await pilot.press("s")
+        assert isinstance(app.screen, ChooseScreen)
+        await pilot.press("2")  # the second free chair: chair 4
+        await pilot.pause()
+        assert sent.last() == Sit(id=1, table_id=4, chair=3)
+        await pilot.press("w")
+        assert isinstance(sent.last(), Watch) and sent.last().table_id == 4
+
+
+async def test_the_creator_seats_bots_and_starts() -> None:
+    app, sent = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), "create")
+        say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None), creator=0)))
+        await pilot.pause()
+        assert "b seats a bot" in screen_text(app)
+        await pilot.press("b")
+        assert isinstance(sent.last(), AddBot) and sent.last().chair == 1
+        await pilot.press("g")
+        assert isinstance(sent.last(), Start)
+        await pilot.press("l")
+        assert isinstance(sent.last(), Leave)
+        say(app, Ok(id=len(sent.sent)), "leave")
+        await pilot.pause()
+        assert app.my_table is None and "No tables yet" in screen_text(app)
+        assert StateStore().seat("example.org:7325") is None  # leaving forgets the token
+
+
+async def test_the_seat_token_is_remembered_for_a_rejoin(state_dir: Path) -> None:
+    """A token from seated is kept in the state directory (private) and offered again."""
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Seated(id=1, table_id=3, chair=2, token="tok-3"), "sit")
+        await pilot.pause()
+    stored = StateStore().seat("example.org:7325")
+    assert stored is not None and (stored.token, stored.table_id, stored.chair) == ("tok-3", 3, 2)
+    assert (state_dir / "client.json").stat().st_mode & 0o077 == 0
+
+
+async def test_a_game_opens_the_table_and_moves_go_to_the_server() -> None:
+    """The first game update shows the table; s sends a move request with ``after``."""
+    app, sent = offline_app()
+    game = Game(7, seating="chosen")
+    events = advance_to(game, 0)
+    async with app.run_test() as pilot:
+        say(app, Seated(id=1, table_id=3, chair=0, token="t"), "sit")
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
+        say(app, game_update(3, game, 0, events))
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        assert "Your turn: s draws from the stock" in screen_text(app)
+        await pilot.press("s")
+        kind, request = sent.sent[-1]
+        assert kind == "move" and isinstance(request, MoveRequest)
+        assert move_from_wire(request.move) == DrawStock() and request.after == len(game.moves)
+        await pilot.press("s")  # a second press before the answer sends nothing more
+        assert len(sent.sent) == 1
+        say(app, Error(id=request.id, code="stale", text="Someone moved first: look again."), "move")
+        await pilot.pause()
+        assert app.table_screen is not None
+        assert (
+            "Refused: Someone moved first: look again." in app.table_screen.query_one("#log", Feed).plain_text
+        )
+        await pilot.press("s")
+        assert len(sent.sent) == 2  # answered: the next move may go
+
+
+async def test_the_turn_timer_shows_beside_the_player() -> None:
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
+        game = Game(7, seating="chosen")
+        advance_to(game, 0)
+        say(app, game_update(3, game, 0))
+        say(app, Clock(table_id=3, kind="turn", seat=0, remaining=42.0, paused=False))
+        await pilot.pause()
+        assert re.search(r"to draw 0:4[12]", screen_text(app))
+        say(app, Clock(table_id=3, kind="off"))
+        await pilot.pause()
+        assert not re.search(r"to draw 0:", screen_text(app))
+
+
+async def test_a_lost_connection_shows_a_banner() -> None:
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        banner = app.lobby.query_one(ConnectionBanner)
+        app.post_message(ConnectionChanged("Connection to example.org:7325 lost. Reconnecting..."))
+        await pilot.pause()
+        assert banner.display and "lost. Reconnecting..." in screen_text(app)
+        app.post_message(ConnectionChanged(""))
+        await pilot.pause()
+        assert not banner.display
+
+
+async def test_errors_are_sentences() -> None:
+    app, _ = offline_app()
+    async with app.run_test(notifications=True) as pilot:
+        say(app, Error(id=3, code="chair-taken", text="That chair is taken."), "sit")
+        await pilot.pause()
+        assert "That chair is taken." in screen_text(app)
+        assert "Traceback" not in screen_text(app)
+
+
+async def test_a_small_terminal_gets_a_clear_message() -> None:
+    """Under 80x24 the client says so; at 80x24 it works."""
+    app, _ = offline_app()
+    async with app.run_test(size=(70, 20)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        words = " ".join(re.sub("[█▀▄│]", " ", screen_text(app)).split())
+        assert "This terminal is 70x20. Persian Rummy needs at least 80x24" in words
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+
+
+async def test_quit_from_the_lobby_does_not_ask() -> None:
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
