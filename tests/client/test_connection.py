@@ -1,0 +1,73 @@
+"""The connection service against a real server in this process: hello and the
+lobby, a seat token that brings the player back after the server restarts, and
+a server that cannot be reached, said in words."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from pathlib import Path
+
+from rummy.client.connection import ConnectionChanged
+from rummy.protocol import CreateTable, Seated, TableOptions
+from rummy.server import start_server
+from tests.e2e.players import HeadlessPlayer
+
+FAST = {"bot_delay": 0.0, "deal_pause": 0.05}
+
+
+async def test_hello_then_the_lobby() -> None:
+    server = await start_server(**FAST)
+    player = await HeadlessPlayer(server.host, server.port, "Ann [b]x[/b]").start()
+    try:
+        assert player.welcome is not None and player.welcome.name == "Ann [b]x[/b]"
+        assert player.welcome.table_id is None and player.status == "connected"
+        await player.until(lambda p: p.lobby is not None)
+        assert player.lobby == {}
+    finally:
+        await player.close()
+        await server.close()
+
+
+async def test_a_lost_server_is_reported_and_the_seat_is_taken_back(tmp_path: Path) -> None:
+    """The client reconnects by itself and offers its seat token: the server (restarted
+    from its storage) gives the chair back (Welcome names the table)."""
+    db = tmp_path / "server.db"
+    server = await start_server(db_path=db, **FAST)
+    port = server.port
+    player = await HeadlessPlayer("127.0.0.1", port, "Ann").start()
+    try:
+        seated = await player.answer(player.send("create", CreateTable, name="Mine", options=TableOptions()))
+        assert isinstance(seated, Seated) and player.token == seated.token
+        await server.close()
+        await player.until(lambda p: "lost" in p.status or "Cannot reach" in p.status)
+        server = await start_server("127.0.0.1", port, db, **FAST)
+        player.welcome = None
+        await player.until(lambda p: p.welcome is not None, timeout=20)
+        assert player.welcome is not None and player.welcome.table_id == seated.table_id
+        assert player.welcome.chair == 0
+    finally:
+        await player.close()
+        await server.close()
+
+
+async def test_an_unreachable_server_is_said_in_words() -> None:
+    with socket.socket() as probe:  # a port with nobody listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    said: list[object] = []
+    from rummy.client.connection import Connection
+
+    connection = Connection("127.0.0.1", port, "Ann", said.append)
+    task = asyncio.get_running_loop().create_task(connection.run())
+    try:
+        for _ in range(100):
+            if said:
+                break
+            await asyncio.sleep(0.02)
+        assert isinstance(said[0], ConnectionChanged)
+        assert said[0].status.startswith(f"Cannot reach 127.0.0.1:{port} (")
+        assert "Trying again in 0.5 s." in said[0].status
+    finally:
+        await connection.close()
+        task.cancel()

@@ -1,0 +1,76 @@
+"""``rummy-client`` with no address: a server in the same process, three bots, the
+table at once; and a restarted client back at the same game (its seat token and
+the local server's storage are in the state directory)."""
+
+from __future__ import annotations
+
+from rummy.client.app import RummyApp
+from rummy.client.screens.table import TableScreen
+from rummy.client.widgets.table.hand import HandView
+from tests.client.conftest import screen_text
+
+FAST = {"bot_delay": 0.0, "deal_pause": 0.05}
+
+
+async def wait_for(pilot, check, tries: int = 200) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(tries):
+        if check():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out")
+
+
+async def test_the_local_game_opens_with_seven_cards_and_plays() -> None:
+    app = RummyApp(player_name="Ann", local=True, server_options=FAST)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.view is not None)
+        table = app.screen
+        assert isinstance(table, TableScreen) and table.view is not None
+        assert table.view.hand is not None and len(table.view.hand) in (7, 8)
+        text = screen_text(app)
+        assert "Ann" in text and "you" in text and "bot" in text
+        # Three turns of our own: draw (or pass), then discard the drawn card.
+        for _ in range(3):
+            await wait_for(
+                pilot, lambda: table.view is not None and table.view.my_turn and app.move_request is None
+            )
+            view = table.view
+            assert view is not None
+            before = view.hand_counts[view.seat or 0]
+            if view.phase == "draw":
+                await pilot.press("s" if view.stock_count else "p")
+                await wait_for(pilot, lambda: table.view is not view)
+            view = table.view
+            if view is not None and view.my_turn and view.phase == "meld":
+                await pilot.press("d")
+                await wait_for(pilot, lambda: table.view is not view)
+                assert table.view is not None and table.view.hand_counts[view.seat or 0] == before
+        log = table.query_one("#log").plain_text  # type: ignore[attr-defined]
+        assert "You drew from the stock." in log and "You discarded" in log
+        await pilot.press("q", "y")
+    assert app.return_code == 0
+
+
+async def test_a_restarted_client_is_back_at_its_game() -> None:
+    first = RummyApp(player_name="Ann", local=True, server_options=FAST)
+    async with first.run_test() as pilot:
+        await wait_for(pilot, lambda: isinstance(first.screen, TableScreen) and first.screen.view is not None)
+        table = first.screen
+        assert isinstance(table, TableScreen)
+        await wait_for(pilot, lambda: table.view is not None and table.view.my_turn)
+        await pilot.press("s")  # a move the server stores, so the game is under way
+        await wait_for(pilot, lambda: table.view is not None and table.view.phase == "meld")
+        hand = set(table.view.hand or ())  # type: ignore[union-attr]
+        table_id = first.my_table_id
+        await pilot.press("q", "y")
+    second = RummyApp(player_name="Ann", local=True, server_options=FAST)
+    async with second.run_test() as pilot:
+        await wait_for(
+            pilot, lambda: isinstance(second.screen, TableScreen) and second.screen.view is not None
+        )
+        table = second.screen
+        assert isinstance(table, TableScreen) and table.view is not None
+        assert second.my_table_id == table_id
+        assert set(table.view.hand or ()) == hand  # the same cards: the same game
+        assert table.view.my_turn and table.view.phase == "meld"  # still our turn to meld or discard
+        assert set(table.query_one(HandView).order) == hand
