@@ -94,16 +94,17 @@ class Client:
     # --- receiving ---------------------------------------------------------------------
 
     async def until(self, condition: Callable[[Client], bool], timeout: float = 10.0) -> None:
-        """Wait until ``condition(self)`` holds (checked after every message)."""
+        """Wait until ``condition(self)`` holds (checked after every chunk of messages).
 
-        async def wait() -> None:
+        It returns in the same step as the check, so the condition still holds when the
+        caller goes on (a ``wait_for`` task would let more messages in between).
+        """
+        async with asyncio.timeout(timeout):
             while not condition(self):
                 if self.closed:
                     raise ConnectionError("the server closed the connection")
                 self._changed.clear()
                 await self._changed.wait()
-
-        await asyncio.wait_for(wait(), timeout)
 
     async def _read(self) -> None:
         decoder = server_decoder()
