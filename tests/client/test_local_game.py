@@ -29,21 +29,23 @@ async def test_the_local_game_opens_with_seven_cards_and_plays() -> None:
         assert table.view.hand is not None and len(table.view.hand) in (7, 8)
         text = screen_text(app)
         assert "Ann" in text and "you" in text and "bot" in text
+
         # Three turns of our own: draw (or pass), then discard the drawn card.
+        def our_turn() -> bool:
+            return table.view is not None and table.view.my_turn and app.move_request is None
+
         for _ in range(3):
-            await wait_for(
-                pilot, lambda: table.view is not None and table.view.my_turn and app.move_request is None
-            )
+            await wait_for(pilot, our_turn)
             view = table.view
             assert view is not None
             before = view.hand_counts[view.seat or 0]
             if view.phase == "draw":
                 await pilot.press("s" if view.stock_count else "p")
-                await wait_for(pilot, lambda: table.view is not view)
+                await wait_for(pilot, lambda old=view: table.view is not old)
             view = table.view
             if view is not None and view.my_turn and view.phase == "meld":
                 await pilot.press("d")
-                await wait_for(pilot, lambda: table.view is not view)
+                await wait_for(pilot, lambda old=view: table.view is not old)
                 assert table.view is not None and table.view.hand_counts[view.seat or 0] == before
         log = table.query_one("#log").plain_text  # type: ignore[attr-defined]
         assert "You drew from the stock." in log and "You discarded" in log
