@@ -39,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-per-address", type=int, default=64)
     p.add_argument("--rate", type=float, default=20.0, help="requests a second allowed per connection")
     p.add_argument("--burst", type=int, default=60, help="requests allowed at once per connection")
+    p.add_argument(
+        "--sync",
+        choices=["full", "normal"],
+        default="full",
+        help="full: every move on disk before it is told (survives power cuts); normal: survives a crash",
+    )
     add_ssh_arguments(p)
     return p
 
@@ -68,6 +74,7 @@ async def serve(args: argparse.Namespace) -> None:
         max_per_address=args.max_per_address,
         rate=args.rate,
         burst=args.burst,
+        sync=args.sync,
     )
     print(
         f"rummy-server listening on {server.address};"

@@ -116,7 +116,7 @@ async def start_server(
     ``options`` are the fields of ``ServerOptions`` (``bot_delay``, ``deal_pause``...).
     """
     settings = replace(ServerOptions(), **options)
-    storage = Storage(db_path)
+    storage = Storage(db_path, settings.sync)
     server = Server(storage, settings)
     server.lobby.restore(storage.load())
     await server.listen(host, port)

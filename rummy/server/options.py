@@ -22,3 +22,4 @@ class ServerOptions:
     max_write_buffer: int = 4 * 1024 * 1024  # bytes queued for a slow reader before it is dropped
     abandon_after: float = 600.0  # a table not playing, with nobody present, is closed after this
     chat_history: int = 20  # chat lines replayed to someone joining a table
+    sync: str = "full"  # SQLite synchronous mode: "full" (power-cut safe) or "normal" (SIGKILL safe)
