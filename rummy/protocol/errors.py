@@ -32,7 +32,6 @@ TOO_MANY_TABLES = "too-many-tables"
 ALREADY_AT_TABLE = "already-at-table"  # leave your table first
 NOT_AT_TABLE = "not-at-table"
 CHAIR_TAKEN = "chair-taken"
-CHAIR_EMPTY = "chair-empty"
 NOT_A_BOT = "not-a-bot"
 NOT_CREATOR = "not-creator"
 NOT_WAITING = "not-waiting"  # the table is not waiting for players
