@@ -291,7 +291,7 @@ class Game:
         """An independent copy, random state included (for bots that look ahead)."""
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
-        other._rng = random.Random()
+        other._rng = random.Random(0)  # seeding from the OS would cost more than the copy
         other._rng.setstate(self._rng.getstate())
         other.hands = [list(h) for h in self.hands]
         other.stock = list(self.stock)
