@@ -33,7 +33,16 @@ DEFAULT_LOGIN_TIMEOUT = 60.0
 KEEPALIVE_INTERVAL = 30.0
 KEEPALIVE_COUNT_MAX = 4
 
-IDLE_NOTICE = "rummy: closing this session after {minutes} without a key pressed.\r\n"
+IDLE_NOTICE = "rummy: closing this session after {duration} without a key pressed.\r\n"
+
+
+def _duration(seconds: float) -> str:
+    """'45 seconds', '1 minute', '30 minutes': how a player says it."""
+    if seconds < 120:
+        amount, unit = round(seconds), "second"
+    else:
+        amount, unit = round(seconds / 60), "minute"
+    return f"{amount} {unit}{'' if amount == 1 else 's'}"
 
 
 class _Shared:
@@ -116,10 +125,9 @@ class GameSSHConnection(asyncssh.SSHServer):
             self._arm_idle_timer(remaining)
             return
         log.info("closing idle ssh connection from %s", self._peer)
-        minutes = timeout / 60
-        text = f"{minutes:g} minute{'s' if minutes != 1 else ''}"
+        notice = IDLE_NOTICE.format(duration=_duration(timeout)).encode()
         for session in self._sessions:
-            session.notify(IDLE_NOTICE.format(minutes=text).encode())
+            session.notify(notice)
         if self._conn is not None:
             self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, "idle timeout")
 

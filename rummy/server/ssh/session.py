@@ -233,7 +233,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             child.write(bytes(self._early_input))
         self._early_input.clear()
         status = await child.wait()
-        log.info("client pid %d of %r ended with status %d", child.pid, identity.user_name, status)
+        log.info("client pid %d of %r ended: %s", child.pid, identity.user_name, _describe_status(status))
         return status
 
 
@@ -248,3 +248,12 @@ def _close_with_status(chan: asyncssh.SSHServerChannel[bytes], status: int) -> N
         chan.exit(128 + (-status & 0x7F))
         return
     chan.exit_with_signal(name)
+
+
+def _describe_status(status: int) -> str:
+    if status >= 0:
+        return f"exit status {status}"
+    try:
+        return f"killed by {signal.Signals(-status).name}"
+    except ValueError:
+        return f"killed by signal {-status}"
