@@ -437,7 +437,7 @@ async def test_real_client_over_ssh_plays_and_the_key_gets_the_seat_back(
         conn = await connect(ssh, "alice", keys[0])
         screen = TextScreen(await open_terminal(conn, (110, 36)))
         await screen.wait_for_text("you are alice")
-        await screen.press(b"n", "New table")
+        await screen.press(b"n", "Turn timer")  # the new-table form is open
         await screen.press(b"\x13", "Your table")  # ctrl+s creates it; Alice sits in chair 1
         for bot in ("Bot 2", "Bot 3", "Bot 4"):
             await screen.press(b"b", bot)
@@ -453,7 +453,7 @@ async def test_real_client_over_ssh_plays_and_the_key_gets_the_seat_back(
             await screen.wait_for_text("seat back")  # told, before the client starts
             await screen.wait_for_text("Persian Rummy lobby")
             await screen.wait_for_text("playing")  # her table goes on without this session
-            await screen.press(b"n", "New table")  # and this session is free in the lobby
+            await screen.press(b"n", "Turn timer")  # and this session is free in the lobby
     finally:
         await ssh.close()
         await game.close()
