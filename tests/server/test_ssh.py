@@ -24,6 +24,7 @@ from rummy.server import start_server
 from rummy.server.cli import build_parser
 from rummy.server.ssh import HOST_KEY_NAME, HostKeyError, sanitise_name, start_ssh_server
 from rummy.server.ssh.cli import game_address, start_ssh_from_args
+from rummy.server.ssh.limits import MAX_SESSIONS_PER_CONNECTION
 from rummy.server.ssh.server import SSHGameServer
 
 STANDIN = str(Path(__file__).with_name("ssh_standin.py"))
@@ -365,6 +366,21 @@ async def test_per_address_connection_limit(tmp_path: Path, keys: list[asyncssh.
         third = await connect(srv, "c", keys[0])
         second.close()
         third.close()
+
+
+async def test_sessions_per_connection_are_limited(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    """Each session is a client process, so one connection cannot open dozens."""
+    async with await connect(server, "alice", keys[0]) as conn:
+        screens = [Screen(await open_terminal(conn)) for _ in range(MAX_SESSIONS_PER_CONNECTION)]
+        for screen in screens:
+            await screen.wait_for(b"HELLO")
+        with pytest.raises(asyncssh.ChannelOpenError):
+            await open_terminal(conn)
+        screens[0].process.stdin.write(b"q")
+        await screens[0].process.wait_closed()
+        await Screen(await open_terminal(conn)).wait_for(b"HELLO")  # a freed place can be used again
 
 
 async def test_idle_session_is_closed_with_a_notice(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:

@@ -3,23 +3,56 @@
 Each SSH session with a terminal runs the game client on its own pty,
 connected to this game server and named after the SSH user; the player's
 public key, not the name, is what gives a dropped seat back.
+
+    server = await start_ssh_server("0.0.0.0", 2222, "127.0.0.1:7325", state_dir)
+    ... server.port, server.host_key_fingerprint ...
+    await server.close()
+
+The names below are loaded on first use: the pty side needs Unix, and
+importing this package (as rummy-server's CLI does) must work everywhere.
 """
 
-from rummy.server.ssh.access import AccessError, AccessPolicy
-from rummy.server.ssh.hostkey import HOST_KEY_NAME, HostKeyError
-from rummy.server.ssh.identity import Identity, sanitise_name
-from rummy.server.ssh.server import SSHGameServer, start_ssh_server
-from rummy.server.ssh.session import ClientCommand, default_client_command
+from __future__ import annotations
 
-__all__ = [
-    "HOST_KEY_NAME",
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rummy.server.ssh.access import AccessError, AccessPolicy
+    from rummy.server.ssh.hostkey import HOST_KEY_NAME, HostKeyError
+    from rummy.server.ssh.identity import Identity, sanitise_name
+    from rummy.server.ssh.server import SSHGameServer, start_ssh_server
+    from rummy.server.ssh.session import ClientCommand, default_client_command
+
+_WHERE = {
+    "AccessError": "access",
+    "AccessPolicy": "access",
+    "HOST_KEY_NAME": "hostkey",
+    "HostKeyError": "hostkey",
+    "Identity": "identity",
+    "sanitise_name": "identity",
+    "SSHGameServer": "server",
+    "start_ssh_server": "server",
+    "ClientCommand": "session",
+    "default_client_command": "session",
+}
+
+__all__ = [  # noqa: RUF022 (grouped by module, as in _WHERE)
     "AccessError",
     "AccessPolicy",
-    "ClientCommand",
+    "HOST_KEY_NAME",
     "HostKeyError",
     "Identity",
-    "SSHGameServer",
-    "default_client_command",
     "sanitise_name",
+    "SSHGameServer",
     "start_ssh_server",
+    "ClientCommand",
+    "default_client_command",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -10,18 +10,17 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from platformdirs import user_state_dir
 
 from rummy.server.ssh.access import AccessError
 from rummy.server.ssh.hostkey import HostKeyError
-from rummy.server.ssh.server import (
-    DEFAULT_IDLE_TIMEOUT,
-    DEFAULT_MAX_PER_ADDRESS,
-    SSHGameServer,
-    start_ssh_server,
-)
-from rummy.server.ssh.session import ClientCommand
+from rummy.server.ssh.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS
+
+if TYPE_CHECKING:
+    from rummy.server.ssh.server import SSHGameServer
+    from rummy.server.ssh.session import ClientCommand
 
 # Where the child clients reach the game server when it listens on every
 # interface: this machine, by loopback.
@@ -94,6 +93,12 @@ async def start_ssh_from_args(
     if getattr(args, "log_level", "info") != "debug":
         # asyncssh logs every channel request at INFO; the host wants ours.
         logging.getLogger("asyncssh").setLevel(logging.WARNING)
+    try:
+        # Loaded only now: the pty side exists only on Unix, and rummy-server
+        # must still start elsewhere when SSH is not asked for.
+        from rummy.server.ssh.server import start_ssh_server
+    except ImportError as exc:
+        raise SystemExit(f"rummy-server: SSH hosting needs a Unix system with ptys ({exc})") from None
     try:
         server = await start_ssh_server(
             args.ssh_host if args.ssh_host is not None else args.host,

@@ -20,18 +20,17 @@ import asyncssh
 from rummy.server.ssh.access import AccessPolicy
 from rummy.server.ssh.hostkey import default_host_key_path, load_host_key, load_or_create_host_key
 from rummy.server.ssh.identity import Identity
+from rummy.server.ssh.limits import (
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_LOGIN_TIMEOUT,
+    DEFAULT_MAX_PER_ADDRESS,
+    KEEPALIVE_COUNT_MAX,
+    KEEPALIVE_INTERVAL,
+    MAX_SESSIONS_PER_CONNECTION,
+)
 from rummy.server.ssh.session import ClientCommand, GameSession, SessionSettings, default_client_command
 
 log = logging.getLogger(__name__)
-
-DEFAULT_IDLE_TIMEOUT = 30 * 60.0
-DEFAULT_MAX_PER_ADDRESS = 8
-# Unauthenticated connections hold a slot; they get this long to log in.
-DEFAULT_LOGIN_TIMEOUT = 60.0
-# Dead peers (a laptop lid closed, a dropped Wi-Fi) are noticed within
-# interval * count seconds, so their client ends and the seat can be reclaimed.
-KEEPALIVE_INTERVAL = 30.0
-KEEPALIVE_COUNT_MAX = 4
 
 IDLE_NOTICE = "rummy: closing this session after {duration} without a key pressed.\r\n"
 
@@ -176,9 +175,14 @@ class GameSSHConnection(asyncssh.SSHServer):
 
     # -- sessions ----------------------------------------------------------------
 
-    def session_requested(self) -> GameSession:
+    def session_requested(self) -> GameSession | bool:
         assert self._identity is not None
-        session = GameSession(self._shared.settings, self._identity, self.touch, self._shared.track)
+        if len(self._sessions) >= MAX_SESSIONS_PER_CONNECTION:
+            log.warning("refused a session from %s: %d open already", self._peer, len(self._sessions))
+            return False  # each session is a client process: keep their number bounded
+        session = GameSession(
+            self._shared.settings, self._identity, self.touch, self._shared.track, self._sessions.remove
+        )
         self._sessions.append(session)
         return session
 

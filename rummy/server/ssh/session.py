@@ -69,11 +69,13 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         identity: Identity,
         on_activity: Callable[[], None],
         track: Callable[[asyncio.Task[None]], None],
+        on_closed: Callable[[GameSession], None],
     ) -> None:
         self._settings = settings
         self._identity = identity
         self._on_activity = on_activity
         self._track = track
+        self._on_closed = on_closed
         self._chan: asyncssh.SSHServerChannel[bytes] | None = None
         self._term_type: str | None = None
         self._size: WindowSize = (80, 24, 0, 0)
@@ -147,6 +149,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._gone = True
+        self._on_closed(self)
         if self._child is not None:
             self._child.hang_up(self._settings.hangup_grace)
         elif self._in_notice and self._task is not None:
