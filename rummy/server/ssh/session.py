@@ -14,7 +14,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,10 +87,10 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
 
     # -- asyncssh callbacks ------------------------------------------------------
 
-    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:  # type: ignore[override]
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self._chan = chan
 
-    def pty_requested(self, term_type: str, term_size: WindowSize, term_modes: asyncssh.TermModes) -> bool:
+    def pty_requested(self, term_type: str, term_size: WindowSize, term_modes: Mapping[int, int]) -> bool:
         self._term_type = term_type or FALLBACK_TERM
         if term_size[0] and term_size[1]:
             self._size = term_size
