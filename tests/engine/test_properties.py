@@ -459,6 +459,8 @@ def built_positions(draw: st.DrawFn) -> Game:
     for n in sizes:
         game.hands.append(free[:n])
         free = free[n:]
+    if not game.hands[game.current]:  # the melds took the cards: no hand to meld from
+        game.phase = "draw"
     n = draw(st.integers(0, 20))
     game.discard_pile, free = free[:n], free[n:]
     if draw(st.booleans()):
