@@ -75,12 +75,13 @@ class _KeylessClient(asyncssh.SSHClient):
 
 
 async def connect(
-    srv: SSHGameServer, user: str = "alice", key: asyncssh.SSHKey | None = None
+    srv: SSHGameServer | int, user: str = "alice", key: asyncssh.SSHKey | None = None
 ) -> asyncssh.SSHClientConnection:
+    """Log in to the server (or port) as ``user`` with ``key``, or with no key."""
     conn, _ = await asyncssh.create_connection(
         _KeylessClient,
         "127.0.0.1",
-        srv.port,
+        srv if isinstance(srv, int) else srv.port,
         username=user,
         client_keys=[key] if key is not None else None,
         known_hosts=None,
@@ -512,3 +513,37 @@ async def test_cli_refuses_a_missing_host_key_or_authorized_keys_file(tmp_path: 
         args = parser.parse_args(["--ssh-port", "0", flag, str(tmp_path / "nope")])
         with pytest.raises(SystemExit, match="cannot serve SSH"):
             await start_ssh_from_args(args, "127.0.0.1", 7325, "host", state_dir=tmp_path)
+
+
+async def test_rummy_server_command_serves_ssh_and_stops_cleanly(
+    tmp_path: Path, keys: list[asyncssh.SSHKey]
+) -> None:
+    """`rummy-server --ssh-port` as a host runs it: the state directory gets the
+    host key, a player lands in the lobby, SIGTERM ends it all with status 0."""
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "RUMMY_STATE_DIR": str(tmp_path / "unused")}
+    server = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "rummy.server.cli",
+        *("--host", "127.0.0.1", "--port", "0", "--ssh-port", "0"),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        assert server.stdout is not None
+        line = b""
+        while b"SSH on port" not in line:
+            line = await asyncio.wait_for(server.stdout.readline(), CLIENT_TIMEOUT)
+            assert line, "rummy-server ended before serving SSH"
+        port = int(re.search(rb"SSH on port (\d+)", line).group(1))  # type: ignore[union-attr]
+        assert (tmp_path / "rummy" / HOST_KEY_NAME).exists()
+        async with await connect(port, "erin", keys[0]) as conn:
+            screen = TextScreen(await open_terminal(conn))
+            await screen.wait_for_text("you are erin")
+        server.terminate()
+        assert await asyncio.wait_for(server.wait(), CLIENT_TIMEOUT) == 0
+    finally:
+        if server.returncode is None:
+            server.kill()
+            await server.wait()
