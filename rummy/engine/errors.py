@@ -33,5 +33,9 @@ class IllegalMove(Exception):
         self.code = code
         self.message = message
 
+    def __reduce__(self) -> tuple[type[IllegalMove], tuple[str, str]]:
+        # Exception pickles its args (the message alone); keep the code too.
+        return (IllegalMove, (self.code, self.message))
+
     def __repr__(self) -> str:
         return f"IllegalMove({self.code!r}, {self.message!r})"

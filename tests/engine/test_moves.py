@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import random
 from typing import Any
 
@@ -204,6 +205,12 @@ def test_not_your_turn_names_the_seat_to_act() -> None:
 def test_every_code_is_exercised() -> None:
     """Each code in CODES has a refusal above, so none can go untested."""
     assert {r[0] for r in REFUSALS} | {"not-your-turn"} == set(CODES)
+
+
+def test_refusals_survive_pickling() -> None:
+    refusal = IllegalMove("not-a-meld", "Those cards do not make a meld.")
+    back = pickle.loads(pickle.dumps(refusal))
+    assert (back.code, back.message, str(back)) == (refusal.code, refusal.message, refusal.message)
 
 
 def test_refusal_messages_name_cards_in_text() -> None:
