@@ -29,6 +29,7 @@ from rummy.protocol import (
     Start,
     TableOptions,
     Welcome,
+    errors,
 )
 from rummy.protocol.aio import Client
 from rummy.server import Server, start_server
@@ -98,6 +99,10 @@ async def play(c: Client, seed: int = 0, stop_after: int | None = None, game_num
             assert isinstance(reply, Ok | Error), reply  # the deal may already have moved on
             continue
         reply = await c.move(bot.choose(c.view), after=c.game.moves)
+        if isinstance(reply, Error) and reply.code == errors.STALE:
+            # A stand-in bot moved for this seat while our move was on its way (a player
+            # just back from a drop): the server refused ours unchanged; wait for the news.
+            continue
         assert isinstance(reply, Ok), reply
 
 
