@@ -1,13 +1,14 @@
 """Load generator: N tables of four bot clients over real TCP on loopback, playing whole games.
 
     python bench/load.py [--tables 100] [--games-per-table 1] [--duration 300] [--bot random]
-                         [--think 0] [--lobby] [--in-process] [--json]
+                         [--think 0] [--lobby] [--in-process | --connect HOST:PORT] [--json]
 
 It starts the server itself: a ``rummy-server`` subprocess on a free port with a
 temporary ``--db`` (so the server and the load generator run in separate
 processes, on separate cores), no bot pause, and connection caps and rate limits
 lifted for loopback. ``--in-process`` runs the server in this process instead
-(one core for both; storage commits are then reported too).
+(one core for both; storage commits are then reported too); ``--connect`` uses
+a server started by hand (under a profiler, say).
 
 Every one of the 4*N clients is its own TCP connection speaking the documented
 protocol (docs/PROTOCOL.md), seated as a person: hello, the first creates the
@@ -18,13 +19,17 @@ says ``ready`` at a deal's end and ``play_again`` after a game until
 ``--games-per-table`` games are played. ``--think`` makes each client wait that
 long on average before each move (a person's pace); with 0 the server is
 saturated (a closed loop: one move in flight per table, so the latency is the
-time a move queues behind the other tables' moves).
+time a move queues behind the other tables' moves). Clients say ``lobby: false``
+in their hello unless ``--lobby``: rummy-client follows the lobby, and then every
+change at any table is pushed to every connection.
 
 Printed: tables held at once, connections, games finished, moves/s, the latency
 from a move sent to its reply (p50, p90, p99, max), peak memory (the server's
-VmHWM from /proc, and the load generator's), the CPU both used, and this
-process's event-loop lag (if that is high, the latency figures include time
-spent waiting in the load generator, not only in the server). The run is
+VmHWM from /proc, and the load generator's), the CPU both used and how long
+their event loops waited for a CPU while ready to run, this process's
+event-loop lag (if that is high, the latency figures include time spent waiting
+in the load generator, not only in the server), and the CPU other programs on
+the machine took meanwhile (they compete for the same cores). The run is
 bounded: it stops when every table has played its games, after ``--duration``
 seconds, or when no move was made for ``--stall`` seconds.
 
@@ -40,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -52,7 +58,6 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,6 +144,10 @@ def percentile(sorted_values: list[float], p: float) -> float:
     return sorted_values[k]
 
 
+class SetupFailed(Exception):
+    """The tables could not all be seated (within --duration, or the server refused)."""
+
+
 # --- one client: one TCP connection, one chair ------------------------------------------
 
 
@@ -192,22 +201,23 @@ class Seat(asyncio.Protocol):
     # --- requests ------------------------------------------------------------------------
 
     def send(
-        self, kind: str, make: Callable[[int], Any], want_answer: bool = False
+        self, kind: str, message: type[Any], want_answer: bool = False, **fields: Any
     ) -> asyncio.Future[_Light] | None:
-        """Send the request ``make(id)``; ``kind`` names it in the figures."""
+        """Send the request ``message(id=<next id>, **fields)``; ``kind`` names it in the
+        figures."""
         if self.closed or self.transport is None:
             return None
         rid = next(self._ids)
         fut = asyncio.get_running_loop().create_future() if want_answer else None
         self._pending[rid] = (kind, time.perf_counter(), fut)
-        self.transport.write(encode(make(rid)))
+        self.transport.write(encode(message(id=rid, **fields)))
         return fut
 
-    async def call(self, make: Callable[[int], Any]) -> _Light:
-        fut = self.send("setup", make, want_answer=True)
+    async def call(self, message: type[Any], **fields: Any) -> _Light:
+        fut = self.send("setup", message, want_answer=True, **fields)
         if fut is None:
             raise ConnectionError("not connected")
-        answer = await asyncio.wait_for(fut, 30)
+        answer = await fut  # bounded by --duration around the whole setup
         if answer.type == "error":
             raise RuntimeError(f"setup refused: {answer.code}: {answer.text}")
         return answer
@@ -262,7 +272,7 @@ class Seat(asyncio.Protocol):
             return
         if view.phase == "deal_over":
             self._answered = m.moves
-            self.send("ready", lambda rid: Ready(id=rid))
+            self.send("ready", Ready)
             return
         if view.current != m.seat:
             return
@@ -279,10 +289,14 @@ class Seat(asyncio.Protocol):
             return
         view = view_from_wire(_full.decode(payload).view)
         move = move_to_wire(self.bot.choose(view))
-        self.send("move", lambda rid: MoveRequest(id=rid, move=move, after=moves))
+        self.send("move", MoveRequest, move=move, after=moves)
 
 
 # --- one table: four seats -----------------------------------------------------------------
+
+
+def _same(seat: Seat) -> Seat:
+    return seat
 
 
 class TableRun:
@@ -291,6 +305,7 @@ class TableRun:
         self.index = index
         self.seats: list[Seat] = []
         self.games_done = 0
+        self.seated = False
         self._started = 0
         self._done = 0
 
@@ -301,29 +316,22 @@ class TableRun:
             rng = random.Random(run.seed * 10_007 + self.index * 4 + chair)
             seat = Seat(run, self, chair, make_bot(run.bot, random.Random(rng.getrandbits(64))), rng)
             async with run.connecting:
-                await loop.create_connection(lambda seat=seat: seat, run.host, run.port)
+                await loop.create_connection(functools.partial(_same, seat), run.host, run.port)
             self.seats.append(seat)
         for i, seat in enumerate(self.seats):
-            await seat.call(
-                lambda rid, i=i: Hello(
-                    id=rid, version=PROTOCOL_VERSION, name=f"load{self.index}-{i}", lobby=run.lobby
-                )
-            )
+            await seat.call(Hello, version=PROTOCOL_VERSION, name=f"load{self.index}-{i}", lobby=run.lobby)
         seated = await self.seats[0].call(
-            lambda rid: CreateTable(id=rid, name=f"load {self.index}", options=TableOptions(seating="draw"))
+            CreateTable, name=f"load {self.index}", options=TableOptions(seating="draw")
         )
         table_id = seated.table_id
         assert table_id is not None
         await asyncio.gather(
-            *(
-                s.call(lambda rid, c=c: Sit(id=rid, table_id=table_id, chair=c))
-                for c, s in enumerate(self.seats)
-                if c
-            )
+            *(s.call(Sit, table_id=table_id, chair=c) for c, s in enumerate(self.seats) if c)
         )
+        self.seated = True
 
     def start(self) -> None:
-        self.seats[0].send("start", lambda rid: Start(id=rid))
+        self.seats[0].send("start", Start)
 
     def seat_started(self, seat: Seat) -> None:
         self._started += 1
@@ -344,7 +352,7 @@ class TableRun:
             run.stats.all_playing_until = time.perf_counter()
         if self.games_done < run.games_per_table and not run.stopping:
             for s in self.seats:
-                s.send("play_again", lambda rid: PlayAgain(id=rid))
+                s.send("play_again", PlayAgain)
         else:
             run.table_finished()
 
@@ -416,9 +424,9 @@ def _server_flags(connections: int, db: Path) -> list[str]:
 
 
 # The rate limit (20 requests/s a connection) guards against hostile peers; a bot at zero
-# think time is faster than that, so the bench lifts it. ``rummy-server`` has no flag for
-# it yet, so the server is started through its own ``main`` with the limit passed to
-# ``start_server`` (the same code path as the command, plus three options).
+# think time is faster than that, so the bench lifts it with ``--rate``/``--burst``. A
+# ``rummy-server`` without those flags is started through its own ``main`` with the limit
+# passed to ``start_server`` (the same code path as the command, plus these options).
 _LIFTED = {"rate": 1e9, "burst": 1_000_000_000, "flood_limit": 1_000_000_000, "hello_timeout": 60.0}
 _SHIM = (
     "import functools, sys\n"
@@ -437,7 +445,8 @@ def _cli_has(flag: str) -> bool:
 class Subprocess(ServerUnderTest):
     async def start(self, connections: int, db: Path) -> None:
         flags = _server_flags(connections, db)
-        exe = shutil.which("rummy-server") or str(Path(sys.executable).parent / "rummy-server")
+        beside = Path(sys.executable).parent / "rummy-server"  # this venv's, not another on PATH
+        exe = str(beside) if beside.exists() else shutil.which("rummy-server") or "rummy-server"
         if _cli_has("--rate") and _cli_has("--burst"):
             cmd = [exe, *flags, "--rate", "1e9", "--burst", "1000000000"]
             self.describe = "rummy-server " + " ".join(cmd[1:])
@@ -455,7 +464,7 @@ class Subprocess(ServerUnderTest):
         self.port = int(address.rsplit(":", 1)[1])
 
     async def stop(self) -> None:
-        if self.proc.returncode is None:
+        if getattr(self, "proc", None) is not None and self.proc.returncode is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
                 await asyncio.wait_for(self.proc.wait(), 30)
@@ -480,7 +489,20 @@ class InProcess(ServerUnderTest):
         return self.server.storage.commits
 
     async def stop(self) -> None:
-        await self.server.close()
+        if getattr(self, "server", None) is not None:
+            await self.server.close()
+
+
+class Running(ServerUnderTest):
+    """A server started by someone else (``--connect``), e.g. under a profiler; its
+    memory and CPU are read only if ``--server-pid`` is given. It must allow the
+    connections (``--max-per-address``) and requests (``--rate``) of the run."""
+
+    def __init__(self, address: str, pid: int | None) -> None:
+        host, _, port = address.rpartition(":")
+        self.host, self.port = host or "127.0.0.1", int(port)
+        self.pid = pid or 0
+        self.describe = f"already running at {self.host}:{self.port}"
 
 
 def vm_hwm(pid: int) -> int | None:
@@ -507,6 +529,7 @@ class Usage:
     cpu: float | None
     waited: float | None  # seconds runnable but not running (a busy machine)
     machine_busy: float  # CPU seconds used by everything on the machine
+    stolen: float  # CPU seconds the hypervisor gave to other machines (steal)
 
     @classmethod
     def of(cls, pid: int) -> Usage:
@@ -517,13 +540,14 @@ class Usage:
             waited = int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
         except (OSError, IndexError, ValueError):
             pass
-        busy = 0.0
+        busy = stolen = 0.0
         try:  # cpu  user nice system idle iowait irq softirq steal ...
             ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-            busy = (sum(ticks[:8]) - ticks[3] - ticks[4]) / _TICK
+            busy = sum(ticks[:7]) - ticks[3] - ticks[4]
+            busy, stolen = busy / _TICK, ticks[7] / _TICK
         except (OSError, ValueError, IndexError):
             pass
-        return cls(time.perf_counter(), cpu, waited, busy)
+        return cls(time.perf_counter(), cpu, waited, busy, stolen)
 
 
 def _delta(a: float | None, b: float | None) -> float | None:
@@ -546,7 +570,11 @@ async def run_load(args: argparse.Namespace) -> dict[str, Any]:
     connections = 4 * args.tables
     raise_fd_limit(2 * connections + 256)  # both ends live in this process with --in-process
     tmp = Path(tempfile.mkdtemp(prefix="rummy-load-"))
-    server: ServerUnderTest = InProcess() if args.in_process else Subprocess()
+    server: ServerUnderTest
+    if args.connect:
+        server = Running(args.connect, args.server_pid)
+    else:
+        server = InProcess() if args.in_process else Subprocess()
     try:
         await server.start(connections + 16, tmp / "load.db")
         return await _drive(args, server)
@@ -570,9 +598,12 @@ async def _drive(args: argparse.Namespace, server: ServerUnderTest) -> dict[str,
     seating = asyncio.gather(*(t.seat_everyone() for t in run.tables))
     try:
         await asyncio.wait_for(seating, max(1.0, deadline - time.perf_counter()))
-    except TimeoutError:
-        print("setup did not finish within --duration", file=sys.stderr)
-        raise
+    except (TimeoutError, ConnectionError, RuntimeError) as failure:
+        seated = sum(t.seated for t in run.tables)
+        raise SetupFailed(
+            f"setup failed after {time.perf_counter() - t0:.1f} s ({failure!r}): {seated} of"
+            f" {len(run.tables)} tables seated, {stats.peak_connections} connections, {stats.lost} lost"
+        ) from None
     setup_s = time.perf_counter() - t0
     print(
         f"setup: {stats.peak_connections} connections, {args.tables} tables seated in {setup_s:.1f} s",
@@ -658,6 +689,7 @@ async def _drive(args: argparse.Namespace, server: ServerUnderTest) -> dict[str,
     result["machine"] = {
         "cores": os.cpu_count(),
         "others_cpu_s": round(max(0.0, busy - ours), 2),  # other programs on this machine
+        "stolen_cpu_s": round(self1.stolen - self0.stolen, 2),  # by the hypervisor
         "load_average": os.getloadavg()[0],
     }
     _print(result, elapsed)
@@ -695,7 +727,7 @@ def _print(r: dict[str, Any], elapsed: float) -> None:
         + f"; loop lag p50 {gen['loop_lag_ms_p50']} ms, p99 {gen['loop_lag_ms_p99']} ms,"
         f" max {gen['loop_lag_ms_max']} ms",
         f"machine: {m['cores']} cores; other programs used {_pct(m['others_cpu_s'], elapsed)};"
-        f" load average {m['load_average']:.1f}",
+        f" stolen by the hypervisor {m['stolen_cpu_s']} s; load average {m['load_average']:.1f}",
     ]
     print("\n".join(lines), flush=True)
 
@@ -710,6 +742,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--think", type=float, default=0.0, help="mean seconds a client waits before a move")
     p.add_argument("--lobby", action="store_true", help="clients follow the lobby, as rummy-client does")
     p.add_argument("--in-process", action="store_true", help="run the server in this process")
+    p.add_argument("--connect", metavar="HOST:PORT", help="use a server that is already running")
+    p.add_argument("--server-pid", type=int, help="with --connect: its pid, for its memory and CPU")
     p.add_argument(
         "--seed", type=int, default=1, help="seeds the clients' bots (the server deals from secrets)"
     )
@@ -721,7 +755,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.tables < 1 or args.games_per_table < 1:
         raise SystemExit("--tables and --games-per-table must be at least 1")
-    result = asyncio.run(run_load(args))
+    try:
+        result = asyncio.run(run_load(args))
+    except SetupFailed as failure:
+        print(failure, file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(result), flush=True)
     return 0 if result["games_finished"] == result["games_wanted"] else 1
