@@ -137,9 +137,7 @@ def prompt(view: PlayerView | None, seats: Seats, chosen: Sequence[Card], ascii:
             "You are watching: ", current, f" is {turn_part(view)}. b returns to the lobby."
         )
     if view.phase == "deal_over":
-        if view.my_turn:
-            return Content("The deal is over: press n to start the next deal (enter shows the scores).")
-        return Content.assemble("The deal is over. Waiting for ", current, " to start the next deal.")
+        return Content("The deal is over: n when you are ready for the next deal; r shows the scores.")
     if not view.my_turn:
         return Content.assemble(
             "Waiting for ", current, f" ({turn_part(view)}). You can sort (o), reorder (<, >) and chat (c)."

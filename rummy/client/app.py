@@ -86,7 +86,7 @@ def seats_of(info: TableInfo | None, me: int | None) -> Seats:
             if chair.name is None:
                 continue
             seat = chair.seat if chair.seat is not None else chair.chair
-            seats[seat] = SeatInfo(text.clean(chair.name, 24), bot=chair.bot, present=chair.present)
+            seats[seat] = SeatInfo(text.clean(chair.name, 24), chair.bot, chair.present, chair.ready)
     return Seats.of(seats, me)
 
 
@@ -209,6 +209,8 @@ class RummyApp(App[None]):
 
     @on(ServerSaid)
     def _server_said(self, event: ServerSaid) -> None:
+        if self._closing or self._exit:
+            return  # the app is on its way out; the screens may be gone
         message, kind = event.message, event.kind
         match message:
             case Welcome():

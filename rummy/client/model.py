@@ -22,6 +22,7 @@ class SeatInfo:
     name: str
     bot: bool = False
     present: bool = True
+    ready: bool = False  # at a deal's end: ready for the next deal
 
 
 @dataclass(frozen=True, slots=True)

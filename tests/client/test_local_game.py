@@ -12,6 +12,12 @@ from tests.client.conftest import screen_text
 FAST = {"bot_delay": 0.0, "deal_pause": 0.05}
 
 
+def table_shown(app: RummyApp) -> bool:
+    """The table screen is up (composed) with a game in it."""
+    screen = app.screen
+    return isinstance(screen, TableScreen) and screen.is_mounted and screen.view is not None
+
+
 async def wait_for(pilot, check, tries: int = 200) -> None:  # type: ignore[no-untyped-def]
     for _ in range(tries):
         if check():
@@ -23,7 +29,8 @@ async def wait_for(pilot, check, tries: int = 200) -> None:  # type: ignore[no-u
 async def test_the_local_game_opens_with_seven_cards_and_plays() -> None:
     app = RummyApp(player_name="Ann", local=True, server_options=FAST)
     async with app.run_test() as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.view is not None)
+        await wait_for(pilot, lambda: table_shown(app))
+        await pilot.pause()
         table = app.screen
         assert isinstance(table, TableScreen) and table.view is not None
         assert table.view.hand is not None and len(table.view.hand) in (7, 8)
@@ -56,7 +63,7 @@ async def test_the_local_game_opens_with_seven_cards_and_plays() -> None:
 async def test_a_restarted_client_is_back_at_its_game() -> None:
     first = RummyApp(player_name="Ann", local=True, server_options=FAST)
     async with first.run_test() as pilot:
-        await wait_for(pilot, lambda: isinstance(first.screen, TableScreen) and first.screen.view is not None)
+        await wait_for(pilot, lambda: table_shown(first))
         table = first.screen
         assert isinstance(table, TableScreen)
         await wait_for(pilot, lambda: table.view is not None and table.view.my_turn)

@@ -126,14 +126,19 @@ class LobbyScreen(Screen[None]):
 
     def set_identity(self, player_name: str, address: str) -> None:
         self.player_name, self.address = player_name, address
-        if self.is_mounted:
+        if self._live:
             self._show_title()
 
     # --- what the app tells the lobby ------------------------------------------------
 
+    @property
+    def _live(self) -> bool:
+        """Composed and not being taken down (pushes can arrive while the app exits)."""
+        return self.is_mounted and not self._closing and bool(self.query("#tables"))
+
     def show_tables(self, tables: Mapping[int, TableInfo]) -> None:
         self.tables = dict(tables)
-        if not self.is_mounted:
+        if not self._live:
             return
         grid = self.query_one("#tables", DataTable)
         selected = self.selected_id
@@ -160,16 +165,16 @@ class LobbyScreen(Screen[None]):
 
     def show_mine(self, info: TableInfo | None, chair: int | None, watching: bool) -> None:
         self.my_table, self.my_chair, self.watching = info, chair, watching
-        if self.is_mounted:
+        if self._live:
             self._show_mine()
             self.show_tables(self.tables)
 
     def add_chat(self, line: Content) -> None:
-        if self.is_mounted:
+        if self._live:
             self.query_one("#lobby-chat", Feed).add(line)
 
     def clear_chat(self) -> None:
-        if self.is_mounted:
+        if self._live:
             self.query_one("#lobby-chat", Feed).clear_lines()
 
     def _mine_content(self) -> Content:

@@ -95,18 +95,20 @@ class DealEndScreen(ModalScreen[DealChoice]):
                     yield Button("Ready for the next deal (n)", id="next", variant="primary", compact=True)
                 yield Button("Close (esc)", id="close", compact=True)
             if result.deal < 2:
-                yield Static(
-                    Content("Deal 2 starts once all four are ready (n), or by itself after a short pause."),
-                    classes="dim",
-                )
+                note = "Deal 2 starts once all four are ready (n), or by itself after a short pause."
+                yield Static(Content(note), id="deal-note", classes="dim")
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "choose" and parameters == ("next",):
-            return self.can_start
-        return True
+    def moved_on(self) -> None:
+        """The next deal began while this was open: nothing to get ready for any more."""
+        self.can_start = False
+        for button in self.query("#next"):
+            button.remove()
+        for note in self.query("#deal-note").results(Static):
+            note.update(Content("Deal 2 has begun: esc (or n) returns to the table."))
 
     def action_choose(self, choice: DealChoice) -> None:
-        self.dismiss(choice)
+        # n always answers: "ready" while the deal is over, else it just closes.
+        self.dismiss("next" if choice == "next" and self.can_start else "close")
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

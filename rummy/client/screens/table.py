@@ -146,8 +146,13 @@ class TableScreen(Screen[None]):
                 self._feed_line(line)
         self.view = view
 
+    @property
+    def _live(self) -> bool:
+        """Composed and not being taken down: the widgets can be queried."""
+        return self._composed and not self._closing and not self._pruning
+
     def _feed_line(self, line: Content, feed: str = "log") -> None:
-        if self._composed:
+        if self._live:
             self.query_one(f"#{feed}", Feed).add(line)
         else:  # lines that arrive before the screen is up wait for it
             self._pending.append((feed, line))
@@ -207,6 +212,10 @@ class TableScreen(Screen[None]):
             # not news; a deal that has just ended is.
             ended = view.phase in ("deal_over", "game_over")
             self._shown_results = len(view.results) - (1 if ended else 0)
+        if view.phase in ("draw", "meld"):
+            for screen in self.app.screen_stack:
+                if isinstance(screen, DealEndScreen) and screen.can_start:
+                    screen.moved_on()
         if len(view.results) > self._shown_results:
             self._shown_results = len(view.results)
             self.call_after_refresh(self.action_results)
@@ -216,7 +225,7 @@ class TableScreen(Screen[None]):
 
     def _render_view(self) -> None:
         view = self.view
-        if view is None or not self._composed:
+        if view is None or not self._live:
             return
         hand = self.hand
         hand.set_cards(view.hand or ())
@@ -241,7 +250,7 @@ class TableScreen(Screen[None]):
         self.query_one("#prompt", Static).update(prompt)
 
     def _tick(self) -> None:
-        if self.view is not None and self._composed:
+        if self.view is not None and self._live:
             players = self.query_one(PlayersView)
             players.timer = self.timer
             players.refresh()

@@ -23,8 +23,6 @@ def turn_part(view: PlayerView) -> str:
         return "to draw" if view.stock_count else "to take or pass"
     if view.phase == "meld":
         return "to meld or discard"
-    if view.phase == "deal_over":
-        return "to start the next deal"
     return ""
 
 
@@ -52,7 +50,7 @@ class PlayersView(Widget):
         if view is None:
             return Content("")
         lines: list[Content] = []
-        playing = view.phase in ("draw", "meld", "deal_over")
+        playing = view.phase in ("draw", "meld")
         for seat in range(4):
             info = self.seats.seats[seat] if seat < len(self.seats.seats) else None
             turn = playing and seat == view.current
@@ -76,6 +74,8 @@ class PlayersView(Widget):
             parts.append(f"{count:>2} card{'s' if count != 1 else ' '}")
             if info is not None and not info.present:
                 parts.append(Content.styled("  away", "bold reverse"))
+            if view.phase == "deal_over" and info is not None and info.ready:
+                parts.append(Content.styled("  ready for the next deal", "bold"))
             if turn:
                 parts.append(Content.styled(f"  {turn_part(view)}", "bold"))
                 timer = self.timer
