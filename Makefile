@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 play: setup
-	$(BIN)/rummy-sim --games 20 --bots heuristic,random
+	$(BIN)/rummy-client
 
 sim: setup
 	$(BIN)/rummy-sim --games 200 --bots heuristic,random
