@@ -324,7 +324,9 @@ class RummyApp(App[None]):
         elif kind == "leave":
             self._left_table()
         elif kind == "again":
-            self.notify("Asked for another game: it starts when all four want one.")
+            view = None if self.table_screen is None else self.table_screen.view
+            if view is not None and view.phase == "game_over":  # not started at once
+                self.notify("Asked for another game: it starts when all four want one.")
 
     def _error(self, error: Error, kind: str | None) -> None:
         if kind == "move":

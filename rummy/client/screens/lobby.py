@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
@@ -220,7 +221,7 @@ class LobbyScreen(Screen[None]):
         grid = self.query_one("#tables", DataTable)
         if not self.tables or grid.cursor_row < 0 or grid.cursor_row >= grid.row_count:
             return None
-        key = grid.coordinate_to_cell_key((grid.cursor_row, 0)).row_key.value
+        key = grid.coordinate_to_cell_key(Coordinate(grid.cursor_row, 0)).row_key.value
         return int(key) if key is not None else None
 
     # --- actions -----------------------------------------------------------------------

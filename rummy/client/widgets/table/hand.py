@@ -43,7 +43,7 @@ class HandView(Widget, can_focus=True):
         Binding("right", "cursor(1)", "Next card", show=False),
         Binding("home", "cursor_to(0)", "First card", show=False),
         Binding("end", "cursor_to(-1)", "Last card", show=False),
-        Binding("space", "toggle", "Select card", show=False),
+        Binding("space", "toggle_card", "Select card", show=False),
         Binding("shift+left,less_than_sign", "shift(-1)", "Move card left", show=False),
         Binding("shift+right,greater_than_sign", "shift(1)", "Move card right", show=False),
         *(
@@ -136,7 +136,7 @@ class HandView(Widget, can_focus=True):
             self.cursor = index % len(self.order)
             self.post_message(self.Changed(self))
 
-    def action_toggle(self) -> None:
+    def action_toggle_card(self) -> None:
         card = self.current_card
         if card is not None:
             self._toggle(card)
