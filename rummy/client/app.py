@@ -10,9 +10,12 @@ process, on a free loopback port, through ``rummy.server.start_server``.
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
+import traceback
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -432,6 +435,26 @@ class RummyApp(App[None]):
             self.push_screen(TooSmallScreen())
         elif isinstance(top, TooSmallScreen):
             self.pop_screen()
+
+    def _fatal_error(self) -> None:
+        """A bug: the player gets a sentence, the traceback goes to a file.
+
+        Overrides Textual's handler (which prints the traceback on the terminal);
+        Textual still exits, and tests still see the exception (``run_test``)."""
+        error = sys.exc_info()[1] or self._exception
+        where = self.store.directory / "client-error.log"
+        try:
+            self.store.directory.mkdir(parents=True, exist_ok=True)
+            with where.open("a", encoding="utf-8") as log:
+                log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')}\n{traceback.format_exc()}\n")
+            saved = f" The details are in {where}."
+        except OSError:
+            saved = ""
+        self.bell()
+        self._exit_renderables.append(
+            Text(f"rummy-client stopped on an unexpected error ({type(error).__name__}).{saved}")
+        )
+        self._close_messages_no_wait()
 
     async def action_quit(self) -> None:
         """Quitting during a game asks first (the table screen knows whether one runs)."""

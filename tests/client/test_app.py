@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable
 
 from rummy.client.connection import ConnectionChanged
@@ -253,3 +254,21 @@ async def test_quit_from_the_lobby_does_not_ask() -> None:
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_a_bug_ends_with_a_sentence_and_the_traceback_in_a_file(
+    state_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Errors are sentences: an unexpected exception leaves a short message on the
+    terminal and the traceback in the state directory."""
+    app, _ = offline_app()
+    with pytest.raises(ZeroDivisionError):
+        async with app.run_test() as pilot:
+            app.call_later(lambda: 1 / 0)
+            await pilot.pause()
+    said = "".join(capsys.readouterr().err.split())
+    log = state_dir / "client-error.log"
+    expected = f"rummy-client stopped on an unexpected error (ZeroDivisionError). The details are in {log}."
+    assert said == "".join(expected.split())
+    assert "Traceback" not in said
+    assert "ZeroDivisionError: division by zero" in log.read_text()
