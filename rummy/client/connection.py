@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +34,17 @@ FIRST_PAUSE = 0.5
 LONGEST_PAUSE = 10.0
 # Fatal errors after which trying again cannot help: say so and stop.
 FINAL = {codes.VERSION, codes.REPLACED, codes.BAD_NAME}
+
+
+def why_not(error: OSError) -> str:
+    """Why a connection could not be made, in words."""
+    if isinstance(error, ConnectionRefusedError):
+        return "nobody is listening there"
+    if isinstance(error, socket.gaierror):
+        return "no such host"
+    if isinstance(error, TimeoutError):
+        return "no answer"
+    return error.strerror or type(error).__name__
 
 
 class ServerSaid(Message):
@@ -99,7 +111,7 @@ class Connection:
             try:
                 reader, writer = await asyncio.open_connection(self.host, self.port)
             except OSError as e:
-                reason = e.strerror or type(e).__name__
+                reason = why_not(e)
                 self.post(
                     ConnectionChanged(f"Cannot reach {self.address} ({reason}). Trying again in {pause:g} s.")
                 )

@@ -93,6 +93,7 @@ class LobbyScreen(Screen[None]):
         self.my_table: TableInfo | None = None
         self.my_chair: int | None = None
         self.watching = False
+        self._bots_asked: set[int] = set()  # chairs a bot was asked for, until the table changes
 
     def compose(self) -> ComposeResult:
         yield ConnectionBanner()
@@ -166,6 +167,7 @@ class LobbyScreen(Screen[None]):
 
     def show_mine(self, info: TableInfo | None, chair: int | None, watching: bool) -> None:
         self.my_table, self.my_chair, self.watching = info, chair, watching
+        self._bots_asked.clear()  # the table as it is now: no bot request is pending
         if self._live:
             self._show_mine()
             self.show_tables(self.tables)
@@ -282,9 +284,11 @@ class LobbyScreen(Screen[None]):
     def action_add_bot(self) -> None:
         info = self.my_table
         free = [] if info is None else [c.chair for c in info.chairs if c.name is None]
+        free = [c for c in free if c not in self._bots_asked]  # b pressed again before the answer
         if not free:
             self.notify("Every chair is taken.", severity="warning")
             return
+        self._bots_asked.add(free[0])
         self.post_message(BotRequested(free[0], add=True))
 
     def action_remove_bot(self) -> None:
