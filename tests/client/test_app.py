@@ -37,6 +37,7 @@ from rummy.protocol import (
     Table,
     TableOptions,
     Watch,
+    Watching,
     Welcome,
     move_from_wire,
 )
@@ -272,3 +273,57 @@ async def test_a_bug_ends_with_a_sentence_and_the_traceback_in_a_file(
     assert said == "".join(expected.split())
     assert "Traceback" not in said
     assert "ZeroDivisionError: division by zero" in log.read_text()
+
+
+async def test_a_player_who_dropped_shows_as_away() -> None:
+    """R9.1: everyone sees who is away."""
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        info = table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))
+        info.chairs[1].present = False
+        say(app, Table(table=info))
+        say(app, game_update(3, Game(7, seating="chosen"), 0))
+        await pilot.pause()
+        lines = [line for line in screen_text(app).splitlines() if "West  Bob" in line]
+        assert lines and "away" in lines[0]
+        assert not any("away" in line for line in screen_text(app).splitlines() if "North" in line)
+
+
+async def test_chat_at_a_waiting_table_from_the_lobby() -> None:
+    app, sent = offline_app()
+    async with app.run_test() as pilot:
+        await pilot.press("c")  # no table yet: nothing to chat with
+        assert not app.lobby.query_one("#lobby-chat-input").has_focus
+        say(app, Seated(id=1, table_id=7, chair=0, token="t"), "create")
+        say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None))))
+        say(app, ChatLine(table_id=7, by="player", chair=1, name="Bob", text="[i]hello[/i]", time=0))
+        await pilot.pause()
+        assert "Bob: [i]hello[/i]" in screen_text(app)
+        await pilot.press("c", *"hi bob", "enter")
+        kind, request = sent.sent[-1]
+        assert kind == "chat" and request.text == "hi bob"  # type: ignore[union-attr]
+
+
+async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
+    """A spectator gets the spectator's view (no hand, R9.2); b leaves the table."""
+    app, sent = offline_app()
+    async with app.run_test() as pilot:
+        playing = table_info(
+            5, "Busy", ("Bob", "Cy", "Di", "Eve"), "playing", creator=None, seats=(0, 1, 2, 3)
+        )
+        say(app, Lobby(tables=[playing]))
+        await pilot.pause()
+        await pilot.press("enter")  # a playing table: enter watches it
+        assert isinstance(sent.last(), Watch)
+        say(app, Watching(id=1, table_id=5), "watch")
+        say(app, Table(table=playing))
+        say(app, game_update(5, Game(7, seating="chosen"), None))
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        text = screen_text(app)
+        assert "You are watching: " in text and "(no cards in hand)" in text
+        await pilot.press("b")  # a spectator leaves without being asked
+        assert isinstance(sent.last(), Leave)
+        say(app, Ok(id=2), "leave")
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)

@@ -230,6 +230,7 @@ class TableScreen(Screen[None]):
         hand = self.hand
         hand.set_cards(view.hand or ())
         self.pile.set_pile(view.discard_pile, view.stock_count)
+        self.pile.armed = view.my_turn and view.phase == "draw"
         hints = advice.hints(view) if self.show_hints else advice.Hints()
         hand.hints = hints.hand
         self.pile.hints = hints.pile

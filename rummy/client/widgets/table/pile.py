@@ -55,6 +55,7 @@ class DiscardPileView(Widget, can_focus=True):
     stock: reactive[int] = reactive(0)
     cursor: reactive[int] = reactive(0)
     hints: reactive[frozenset[int]] = reactive(frozenset())
+    armed: reactive[bool] = reactive(False)  # the player may take now: mark what t would take
 
     def __init__(self, ascii: bool = False, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -123,7 +124,7 @@ class DiscardPileView(Widget, can_focus=True):
             for i in range(start, min(start + per_line, len(self.pile))):
                 card = self.pile[i]
                 style = text.card_style(card)
-                taken = i >= self.cursor and self.has_focus
+                taken = i >= self.cursor and (self.has_focus or self.armed)
                 if i == self.cursor and self.has_focus:
                     style += " reverse"
                 faces.append(Content.styled(card_text(card, self.ascii).rjust(3) + " ", style))
