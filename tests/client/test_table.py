@@ -409,3 +409,22 @@ async def test_game_end_shows_the_winner_and_offers_another_game() -> None:
         await pilot.press("a")
         await pilot.pause()
         assert any(isinstance(m, PlayAgainRequested) for m in posted)
+
+
+async def test_tab_goes_round_and_the_melds_scroll_by_keyboard() -> None:
+    """With many melds at 80x24 the melds scroll with the arrow keys once focused (tab)."""
+    melds = [(f"{r}c {r}d {r}h", 1) for r in (2, 3, 4, 5, 6, 7, 8)]
+    others = ["Js Qs", "Jd Qd", "Kc Kd"]
+    game = position(["9s 10s 2s", *others], melds=melds, discard="Ah", current=0, phase="meld")
+    app = TableHarness(game, bots=False)
+    async with app.run_test() as pilot:
+        melds_view = app.table.query_one("#melds")
+        assert melds_view.max_scroll_y > 0  # more melds than rows
+        await pilot.press("tab", "tab")
+        assert melds_view.has_focus
+        await pilot.press("down", "down")
+        assert melds_view.scroll_y == 2
+        await pilot.press("tab", "tab", "tab")
+        assert app.table.query_one(HandView).has_focus  # round again: log, chat, hand
+        await pilot.press("tab", "escape")
+        assert app.table.query_one(HandView).has_focus

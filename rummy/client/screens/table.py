@@ -22,6 +22,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Static
 
 from rummy.engine import (
@@ -58,8 +59,8 @@ HAND_KEYS: list[tuple[str, str]] = [
     ("1 … 9, 0", "select or unselect card 1 … 10"),
     ("shift+left/right, < >", "move the card: your own order"),
     ("home / end", "first / last card"),
-    ("escape", "unselect every card"),
-    ("tab / shift+tab", "hand, discard pile, chat"),
+    ("escape", "unselect every card (elsewhere: back to the hand)"),
+    ("tab / shift+tab", "hand, discard pile, melds, log, chat (arrows scroll)"),
     ("mouse", "click a card to select it; a pile card to take; a meld to lay off"),
 ]
 
@@ -399,14 +400,22 @@ class TableScreen(Screen[None]):
     # --- everything else --------------------------------------------------------------------
 
     def action_clear(self) -> None:
-        if self.focused is self.query_one("#chat-input"):
+        """Escape: back to the hand from anywhere; in the hand, unselect every card."""
+        if self.focused is not self.hand:
             self.hand.focus()
             return
         self.hand.unselect_all()
 
     def action_cycle_focus(self, step: int) -> None:
-        """Tab goes round the hand, the discard pile and the chat line, in that order."""
-        ring = [self.hand, self.pile, self.query_one("#chat-input", Input)]
+        """Tab goes round the hand, the discard pile, the melds, the log and the chat line;
+        the melds and the log scroll with the arrow keys while they have the focus."""
+        ring: list[Widget] = [
+            self.hand,
+            self.pile,
+            self.query_one(MeldsView),
+            self.query_one("#log", Feed),
+            self.query_one("#chat-input", Input),
+        ]
         focused = self.focused
         index = ring.index(focused) if focused in ring else -1
         ring[(index + step) % len(ring)].focus()

@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 
-class Feed(VerticalScroll, can_focus=False):
+class Feed(VerticalScroll, can_focus=True):
     """Lines of content, newest last; only the last ``keep`` are kept."""
 
     def __init__(self, placeholder: str = "", keep: int = 300, **kwargs: object) -> None:

@@ -109,8 +109,8 @@ class TeamMelds(Widget):
                 self.post_message(MeldClicked(meld_id))
 
 
-class MeldsView(VerticalScroll, can_focus=False):
-    """Both teams' columns side by side."""
+class MeldsView(VerticalScroll, can_focus=True):
+    """Both teams' columns side by side; focus it (tab) to scroll with the arrow keys."""
 
     def __init__(self, ascii: bool = False, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
