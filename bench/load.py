@@ -405,6 +405,7 @@ class ServerUnderTest:
     host = "127.0.0.1"
     port = 0
     describe = ""
+    sync: str | None = None  # the storage's sync mode, None: the server's default
 
     async def start(self, connections: int, db: Path) -> None: ...
 
@@ -445,6 +446,10 @@ def _cli_has(flag: str) -> bool:
 class Subprocess(ServerUnderTest):
     async def start(self, connections: int, db: Path) -> None:
         flags = _server_flags(connections, db)
+        if self.sync is not None:
+            if not _cli_has("--sync"):
+                raise SetupFailed("this rummy-server has no --sync option")
+            flags += ["--sync", self.sync]
         beside = Path(sys.executable).parent / "rummy-server"  # this venv's, not another on PATH
         exe = str(beside) if beside.exists() else shutil.which("rummy-server") or "rummy-server"
         if _cli_has("--rate") and _cli_has("--burst"):
@@ -480,6 +485,7 @@ class InProcess(ServerUnderTest):
         self.server = await start_server(
             "127.0.0.1", 0, db, bot_delay=0.0, deal_pause=1.0,
             max_connections=connections, max_per_address=connections, **_LIFTED,
+            **({} if self.sync is None else {"sync": self.sync}),
         )  # fmt: skip
         self.pid = os.getpid()
         self.port = self.server.port
@@ -575,6 +581,7 @@ async def run_load(args: argparse.Namespace) -> dict[str, Any]:
         server = Running(args.connect, args.server_pid)
     else:
         server = InProcess() if args.in_process else Subprocess()
+        server.sync = args.sync
     try:
         await server.start(connections + 16, tmp / "load.db")
         return await _drive(args, server)
@@ -742,6 +749,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--think", type=float, default=0.0, help="mean seconds a client waits before a move")
     p.add_argument("--lobby", action="store_true", help="clients follow the lobby, as rummy-client does")
     p.add_argument("--in-process", action="store_true", help="run the server in this process")
+    p.add_argument(
+        "--sync", choices=["full", "normal"], help="the server's storage sync mode (default: its own)"
+    )
     p.add_argument("--connect", metavar="HOST:PORT", help="use a server that is already running")
     p.add_argument("--server-pid", type=int, help="with --connect: its pid, for its memory and CPU")
     p.add_argument(
