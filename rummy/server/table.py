@@ -21,6 +21,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+import msgspec
+
 from ..engine import SEAT_NAMES, Game, IllegalMove, Move, NextDeal, move_to_data, view_for
 from ..engine.events import Event
 from ..protocol import errors as E
@@ -163,13 +165,38 @@ class Table:
             events=[event_to_wire(e) for e in events],
         )
 
-    def push_game(self, events: list[Event]) -> None:
-        """Each seat gets its own view (R9.2); spectators get one view without a hand."""
+    def push_game(self, events: list[Event], first: tuple[Peer, bytes] | None = None) -> None:
+        """Each seat gets its own view (R9.2); spectators get one view without a hand.
+
+        The view and events are built once per move, as a spectator sees them; each
+        seat's message is that with the seat and its own hand swapped in (a shallow
+        copy), so a move costs one view and five encodings, not five views.
+        ``first``: a frame (the mover's ``ok``) sent to that peer in the same write
+        as its push.
+        """
+        game = self.game
+        assert game is not None
+        public = GameUpdate(
+            table_id=self.id,
+            seat=None,
+            moves=len(game.moves),
+            view=view_to_wire(view_for(game, None)),
+            events=[event_to_wire(e) for e in events],
+        )
+        pending = first
         for i, chair in enumerate(self.chairs):
             if chair is not None and chair.session is not None:
-                chair.session.send(self._game_message(self.seat_of_chair(i), events))
+                seat = self.seat_of_chair(i)
+                assert seat is not None
+                view = msgspec.structs.replace(public.view, seat=seat, hand=list(game.hands[seat]))
+                data = encode(msgspec.structs.replace(public, seat=seat, view=view))
+                if pending is not None and pending[0] is chair.session:
+                    data, pending = pending[1] + data, None
+                chair.session.send_frame(data)
+        if pending is not None:  # the mover was not seated here any more
+            pending[0].send_frame(pending[1])
         if self.spectators:
-            data = encode(self._game_message(None, events))
+            data = encode(public)
             for peer in self.spectators:
                 peer.send_frame(data)
 
@@ -430,18 +457,21 @@ class Table:
         except sqlite3.Error:
             raise Refused(E.INTERNAL, "The move could not be saved; nothing changed.") from None
         self.game = trial
-        if reply_to is not None:
-            reply_to[0].send(Ok(id=reply_to[1]))
+        # The mover's ``ok`` goes out with its ``game`` push, in one write (below).
+        ok = None if reply_to is None else (reply_to[0], encode(Ok(id=reply_to[1])))
         table_changed = trial.phase in ("deal_over", "game_over") or game.phase == "deal_over"
         if trial.is_over:
             self.status = "finished"
             log.info("table %s: game %s over, totals %s", self.id, self.game_id, trial.totals())
         if table_changed:
+            if ok is not None:  # the ok still comes before the table push (the rare case)
+                ok[0].send_frame(ok[1])
+                ok = None
             for c in self.chairs:
                 if c is not None:
                     c.ready = c.bot and trial.is_over
             self.push_table()
-        self.push_game(events)
+        self.push_game(events, first=ok)
         self.auto.replan()
 
     async def ready(self, peer: Peer) -> None:
