@@ -114,11 +114,12 @@ async def test_create_a_table_with_its_options() -> None:
         assert "No tables yet: n creates one." in screen_text(app)
         await pilot.press("n")
         assert isinstance(app.screen, NewTableScreen)
-        await pilot.press(*"Night", "enter")  # typing replaces the proposed name
-        await pilot.click("#seating-chosen")
-        await pilot.click("#timer-60")
-        await pilot.click("#drop-bot")
-        await pilot.click("#chair-2")
+        await pilot.press(*"Night", "enter")  # typing replaces the proposed name; on to Partners
+        await pilot.press("enter", "down", "enter")  # as seated
+        await pilot.press("tab", "enter", "down", "down", "enter")  # 60 seconds
+        await pilot.press("tab", "enter", "down", "enter")  # a bot plays for them
+        await pilot.press("tab", "enter", "down", "down", "enter")  # chair 3
+        assert "as seated" in screen_text(app) and "60 seconds" in screen_text(app)
         await pilot.press("ctrl+s")
         await pilot.pause()
         kind, request = sent.sent[-1]

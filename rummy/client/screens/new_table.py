@@ -1,5 +1,9 @@
-"""The form for a new table: its name, the seating, the turn timer, what happens
-to the seat of a player who drops, and the chair to sit in."""
+"""The form for a new table: its name, the partners, the turn timer, what happens
+to the seat of a player who drops, and the chair to sit in.
+
+Each choice is a drop-down that shows its value in words, so the form reads the
+same in any colours; tab moves from one to the next, enter opens one.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +15,16 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from rummy.engine import SEAT_NAMES
 
 from ..messages import CreateTableRequested
 
-TIMERS = (0, 30, 60, 120)
+SEATING = [("drawn, as the rules say (R2.2)", "draw"), ("as seated: chairs 1+3 against 2+4 (R2.4)", "chosen")]
+TIMERS = [("off", 0), ("30 seconds", 30), ("60 seconds", 60), ("2 minutes", 120)]
+ON_DROP = [("wait for them", "wait"), ("a bot plays for them until they return", "bot")]
+CHAIRS = [(f"{c + 1} ({SEAT_NAMES[c]} when seated as chosen)", c) for c in range(4)]
 
 
 class NewTableScreen(ModalScreen[CreateTableRequested | None]):
@@ -35,28 +42,21 @@ class NewTableScreen(ModalScreen[CreateTableRequested | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog form"):
             yield Static(Content.styled("New table", "bold"))
-            yield Label("Name")
-            yield Input(value=self.default_name, max_length=40, id="table-name", compact=True)
-            yield Label("Partners")
-            with RadioSet(id="seating", compact=True):
-                yield RadioButton("drawn (R2.2)", value=True, id="seating-draw")
-                yield RadioButton("as seated (R2.4)", id="seating-chosen")
-            yield Label("Turn timer")
-            with RadioSet(id="timer", compact=True):
-                for i, seconds in enumerate(TIMERS):
-                    yield RadioButton(
-                        "off" if not seconds else f"{seconds} s", value=i == 0, id=f"timer-{seconds}"
-                    )
-            yield Label("When a player drops")
-            with RadioSet(id="on-drop", compact=True):
-                yield RadioButton("wait for them", value=True, id="drop-wait")
-                yield RadioButton("a bot plays for them", id="drop-bot")
-            yield Label("Your chair (when partners are as seated, chair 1 is South, 2 West, 3 North, 4 East)")
-            with RadioSet(id="chair", compact=True):
-                for chair in range(4):
-                    yield RadioButton(
-                        f"{chair + 1} {SEAT_NAMES[chair]}", value=chair == 0, id=f"chair-{chair}"
-                    )
+            with Horizontal(classes="row"):
+                yield Label("Name")
+                yield Input(value=self.default_name, max_length=40, id="table-name", compact=True)
+            with Horizontal(classes="row"):
+                yield Label("Partners")
+                yield Select(SEATING, value="draw", allow_blank=False, id="seating", compact=True)
+            with Horizontal(classes="row"):
+                yield Label("Turn timer")
+                yield Select(TIMERS, value=0, allow_blank=False, id="timer", compact=True)
+            with Horizontal(classes="row"):
+                yield Label("If one drops")
+                yield Select(ON_DROP, value="wait", allow_blank=False, id="on-drop", compact=True)
+            with Horizontal(classes="row"):
+                yield Label("Your chair")
+                yield Select(CHAIRS, value=0, allow_blank=False, id="chair", compact=True)
             with Horizontal(classes="buttons"):
                 yield Button("Create (ctrl+s)", id="create", variant="primary", compact=True)
                 yield Button("Cancel (esc)", id="cancel", compact=True)
@@ -64,17 +64,18 @@ class NewTableScreen(ModalScreen[CreateTableRequested | None]):
     def on_mount(self) -> None:
         self.query_one("#table-name", Input).focus()
 
-    def _pressed_index(self, set_id: str) -> int:
-        return max(0, self.query_one(f"#{set_id}", RadioSet).pressed_index)
-
     def request(self) -> CreateTableRequested:
+        def value(select_id: str) -> object:
+            return self.query_one(f"#{select_id}", Select).value
+
         name = self.query_one("#table-name", Input).value.strip() or self.default_name
+        timer, chair = value("timer"), value("chair")
         return CreateTableRequested(
             name=name,
-            seating="chosen" if self._pressed_index("seating") == 1 else "draw",
-            turn_seconds=TIMERS[self._pressed_index("timer")],
-            on_drop="bot" if self._pressed_index("on-drop") == 1 else "wait",
-            chair=self._pressed_index("chair"),
+            seating="chosen" if value("seating") == "chosen" else "draw",
+            turn_seconds=timer if isinstance(timer, int) else 0,
+            on_drop="bot" if value("on-drop") == "bot" else "wait",
+            chair=chair if isinstance(chair, int) else 0,
         )
 
     def action_create(self) -> None:
@@ -85,7 +86,7 @@ class NewTableScreen(ModalScreen[CreateTableRequested | None]):
 
     @on(Input.Submitted, "#table-name")
     def _name_done(self) -> None:
-        self.query_one("#seating", RadioSet).focus()
+        self.query_one("#seating", Select).focus()
 
     @on(Button.Pressed, "#create")
     def _create(self) -> None:
