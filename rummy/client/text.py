@@ -8,18 +8,13 @@ the control characters that a terminal would act on.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable
 
 from textual.content import Content
 
 from rummy.engine import SEAT_NAMES, Card, card_text
 from rummy.engine.cards import SUIT
-
-# C0 and C1 controls (ESC among them), DEL, and the invisible formatting characters
-# that can reorder or hide text (bidi overrides, zero-width characters).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+from rummy.protocol import sanitize
 
 SEAT_LETTERS = ("S", "W", "N", "E")
 TEAM_NAMES = ("N–S", "E–W")  # team 0 = seats 0+2 (South, North), team 1 = seats 1+3
@@ -27,15 +22,19 @@ TEAM_NAMES_ASCII = ("N-S", "E-W")
 
 
 def clean(text: str, limit: int = 200) -> str:
-    """``text`` without control or invisible formatting characters, at most ``limit``
-    characters: what may be shown of a string another player chose."""
-    text = unicodedata.normalize("NFC", text)
-    return _UNSAFE.sub("", text)[:limit]
+    """``text`` as it may be shown: the protocol's sanitiser (escape sequences, control
+    and format characters removed, one line, at most ``limit`` characters). The
+    server applies it already; the client applies it again so as not to depend on it."""
+    return sanitize(text, limit)
 
 
-def plain(text: str, style: str = "", limit: int = 200) -> Content:
-    """Player-supplied text as literal content: markup in it does nothing."""
-    return Content.styled(clean(text, limit), style)
+def plain(text: str, style: str = "", limit: int = 200, width: int = 0) -> Content:
+    """Player-supplied text as literal content: markup in it does nothing. With
+    ``width``, cut to it and padded to it (after cleaning, which trims spaces)."""
+    shown = clean(text, limit)
+    if width:
+        shown = shown[:width].ljust(width)
+    return Content.styled(shown, style)
 
 
 def team_name(team: int, ascii: bool = False) -> str:

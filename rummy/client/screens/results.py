@@ -40,7 +40,7 @@ def deal_breakdown(
     lines: list[Content] = [head, Content(""), Content.styled("Hands at the end", "bold underline")]
     for seat in range(4):
         hand = result.hands[seat]
-        name = text.plain(seats.name(seat)[:14].ljust(14))
+        name = text.plain(seats.name(seat), width=14)
         cards = text.cards(hand, ascii) if hand else Content.styled("no cards", "dim")
         minus = sum(points(c) for c in hand)
         lines.append(

@@ -60,7 +60,7 @@ class PlayersView(Widget):
                 Content.styled(f" {SEAT_NAMES[seat]:<5} ", "bold" if turn else ""),
             ]
             name = self.seats.name(seat) if info is not None else "(empty seat)"
-            parts.append(text.plain(name[:NAME_WIDTH].ljust(NAME_WIDTH), "bold" if turn else ""))
+            parts.append(text.plain(name, "bold" if turn else "", width=NAME_WIDTH))
             tags = []
             if seat == self.seats.me:
                 tags.append("you")
