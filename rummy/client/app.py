@@ -165,13 +165,16 @@ class RummyApp(App[None]):
         with contextlib.suppress(OSError):
             self.store.directory.mkdir(parents=True, exist_ok=True)
             db_path = self.store.directory / "local.sqlite"
-        try:
-            self.server = await start_server("127.0.0.1", 0, db_path, **self.server_options)
-        except Exception as e:  # a broken saved game must not stop a new one
-            if db_path is None:
-                self.connection_status = f"The local game could not start: {e}"
-                return
-            self.server = await start_server("127.0.0.1", 0, None, **self.server_options)
+        reason: Exception | None = None
+        for path in (db_path, None) if db_path is not None else (None,):
+            try:
+                self.server = await start_server("127.0.0.1", 0, path, **self.server_options)
+                break
+            except Exception as e:  # a damaged saved game must not stop a new one
+                reason = e
+        if self.server is None:
+            self.connection_status = f"The local game could not start: {reason}"
+            return
         self._connect("127.0.0.1", self.server.port)
 
     def _connect(self, host: str, port: int) -> None:
