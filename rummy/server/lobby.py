@@ -36,6 +36,13 @@ class Lobby:
         self._last_table_id = 0
         self._last_game_id = 0
         self._creating = 0
+        # Ids of tables changed or gone since the last lobby push, and the pending push.
+        self._changed: set[int] = set()
+        self._flush: asyncio.TimerHandle | None = None
+        # Subscribers skipped while they sat at a game in play: they get the whole list
+        # again at the first push after they stop playing (leaving or a game's end both
+        # change a table, so such a push always comes).
+        self._behind: set[Peer] = set()
 
     # --- ids and tokens ----------------------------------------------------------------
 
@@ -56,22 +63,55 @@ class Lobby:
 
     def subscribe(self, peer: Peer) -> None:
         self.subscribers.add(peer)
+        self._behind.discard(peer)
         peer.send(LobbyMessage(tables=[t.info() for t in self.tables.values()]))
 
     def unsubscribe(self, peer: Peer) -> None:
         self.subscribers.discard(peer)
-
-    def _broadcast(self, data: bytes) -> None:
-        for peer in self.subscribers:
-            peer.send_frame(data)
+        self._behind.discard(peer)
 
     def table_changed(self, info: TableInfo) -> None:
-        if self.subscribers and info.table_id in self.tables:
-            self._broadcast(encode(LobbyTable(table=info)))
+        if info.table_id in self.tables:
+            self._mark(info.table_id)
 
     def remove_table(self, table: Table) -> None:
         if self.tables.pop(table.id, None) is not None:
-            self._broadcast(encode(LobbyGone(table_id=table.id)))
+            self._mark(table.id)
+
+    def _mark(self, table_id: int) -> None:
+        """Note a change for the next lobby push. Changes are coalesced: a table that
+        changes ten times in ``lobby_interval`` is sent once, as it then is, and all of
+        a push goes to a subscriber in one write (with 2,000 followers, sending each
+        change as it happened took most of the server's time)."""
+        if not self.subscribers:
+            return  # nobody to tell; a new subscriber gets the whole list anyway
+        self._changed.add(table_id)
+        if self._flush is None:
+            loop = asyncio.get_running_loop()
+            self._flush = loop.call_later(self.options.lobby_interval, self._push_changes)
+
+    def _push_changes(self) -> None:
+        self._flush = None
+        changed, self._changed = self._changed, set()
+        frames = []
+        for table_id in sorted(changed):
+            table = self.tables.get(table_id)
+            if table is None:
+                frames.append(encode(LobbyGone(table_id=table_id)))
+            else:
+                frames.append(encode(LobbyTable(table=table.info())))
+        data = b"".join(frames)
+        whole = b""
+        for peer in self.subscribers:
+            if peer.table is not None and peer.table.status == "playing":
+                self._behind.add(peer)  # busy playing: most lobby traffic was to such players
+            elif peer in self._behind:
+                self._behind.discard(peer)
+                if not whole:
+                    whole = encode(LobbyMessage(tables=[t.info() for t in self.tables.values()]))
+                peer.send_frame(whole)
+            else:
+                peer.send_frame(data)
 
     async def create_table(
         self, peer: Peer, name: str, options: TableOptions, chair: int
@@ -157,5 +197,8 @@ class Lobby:
         sweeper = getattr(self, "_sweeper", None)
         if sweeper is not None:
             sweeper.cancel()
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
         for table in self.tables.values():
             table.auto.cancel()

@@ -21,5 +21,8 @@ class ServerOptions:
     max_tables: int = 2000
     max_write_buffer: int = 4 * 1024 * 1024  # bytes queued for a slow reader before it is dropped
     abandon_after: float = 600.0  # a table not playing, with nobody present, is closed after this
+    # Lobby changes are gathered and pushed at most this often, one write per subscriber:
+    # sending every change at once to every follower made the lobby most of the server's work.
+    lobby_interval: float = 0.5
     chat_history: int = 20  # chat lines replayed to someone joining a table
     sync: str = "full"  # SQLite synchronous mode: "full" (power-cut safe) or "normal" (SIGKILL safe)
