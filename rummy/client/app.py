@@ -290,7 +290,11 @@ class RummyApp(App[None]):
             return
         self.moves_seen = update.moves
         self.my_seat = update.seat
+        fresh = self.table_screen is None
         screen = self._show_table()
+        if fresh and not events and update.moves:  # joined (or came back) mid-game
+            back = "You are back at your seat." if update.seat is not None else "You are watching this game."
+            screen.note(back)
         screen.update(view, seats_of(self.my_table, update.seat), events)
 
     def _show_table(self) -> TableScreen:

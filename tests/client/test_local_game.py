@@ -92,3 +92,4 @@ async def test_a_restarted_client_is_back_at_its_game() -> None:
         assert set(table.view.hand or ()) == hand  # the same cards: the same game
         assert table.view.my_turn and table.view.phase == "meld"  # still our turn to meld or discard
         assert set(table.query_one(HandView).order) == hand
+        assert "You are back at your seat." in table.query_one("#log").plain_text  # type: ignore[attr-defined]
