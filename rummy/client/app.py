@@ -258,6 +258,7 @@ class RummyApp(App[None]):
         if self.store.seat(self.store_key) is not None:
             self.store.forget_seat(self.store_key)  # that table is gone
         if self.my_table_id is not None:
+            self.notify("Your table is gone: the server no longer has it.", severity="warning")
             self._left_table()
         if self.local:  # the game against bots: one table, three bots, start
             self.send("create", CreateTable, name="Game against bots", options=TableOptions(), chair=0)
