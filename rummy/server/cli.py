@@ -64,6 +64,10 @@ def public_address(server: Server) -> str:
     return f"{host}:{server.port}"
 
 
+# The SSH server's clients connect from here; it applies its own per-address cap.
+LOOPBACK = frozenset({"127.0.0.1", "::1"})
+
+
 async def serve(args: argparse.Namespace) -> None:
     server = await start_server(
         args.host,
@@ -73,6 +77,7 @@ async def serve(args: argparse.Namespace) -> None:
         deal_pause=args.deal_pause,
         max_connections=args.max_connections,
         max_per_address=args.max_per_address,
+        uncapped_addresses=LOOPBACK if args.ssh_port is not None else frozenset(),
         rate=args.rate,
         burst=args.burst,
         sync=args.sync,

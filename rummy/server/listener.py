@@ -58,6 +58,7 @@ class Server:
         address = str(peer[0]) if peer else "?"
         if len(self.sessions) >= self.options.max_connections or (
             self._per_address[address] >= self.options.max_per_address
+            and address not in self.options.uncapped_addresses
         ):
             log.warning("refused a connection from %s: too many", address)
             self.stats["refused"] += 1

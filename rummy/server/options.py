@@ -15,6 +15,9 @@ class ServerOptions:
     hello_timeout: float = 10.0  # a connection must say hello within this many seconds
     max_connections: int = 5000  # at once, in all
     max_per_address: int = 64  # at once, from one IP address
+    # Addresses the per-address cap does not apply to. With SSH hosting every SSH
+    # player's client connects from loopback; the SSH server caps the real addresses.
+    uncapped_addresses: frozenset[str] = frozenset()
     rate: float = 20.0  # requests per second a connection may send on average...
     burst: int = 60  # ...and at most this many at once
     flood_limit: int = 200  # requests dropped for the rate before the connection is closed

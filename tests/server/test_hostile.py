@@ -207,6 +207,26 @@ async def test_too_many_connections_from_one_address_are_refused() -> None:
         await server.close()
 
 
+async def test_the_per_address_cap_spares_uncapped_addresses() -> None:
+    """With SSH hosting every SSH player's client comes from loopback, so loopback
+    is exempt there (the SSH server caps real addresses); the global cap still holds."""
+    server = await start_server(
+        **{
+            **STRICT,
+            "max_per_address": 1,
+            "max_connections": 3,
+            "uncapped_addresses": frozenset({"127.0.0.1"}),
+        }
+    )
+    try:
+        kept = [await connect(server, f"P{i}") for i in range(3)]
+        extra = await Client.connect(server.host, server.port)
+        assert (await error_for(extra, code=errors.TOO_MANY_CONNECTIONS)).fatal
+        await close_all([*kept, extra])
+    finally:
+        await server.close()
+
+
 async def test_too_many_connections_in_all_are_refused() -> None:
     server = await start_server(**{**STRICT, "max_connections": 2})
     try:
