@@ -105,6 +105,19 @@ async def test_markup_and_escape_codes_from_players_do_nothing() -> None:
             assert "red" not in str(span.style) and "link" not in str(span.style)
 
 
+async def test_the_lobby_hint_follows_the_tables_as_they_come() -> None:
+    """An empty lobby invites a new table; once someone creates one, it says how to sit."""
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Lobby(tables=[]))
+        await pilot.pause()
+        assert "No tables yet" in screen_text(app)
+        say(app, LobbyTable(table=table_info(1, "Friday", ("Bob", None, None, None))))
+        await pilot.pause()
+        assert "No tables yet" not in screen_text(app)
+        assert "Pick a table" in screen_text(app)
+
+
 async def test_create_a_table_with_its_options() -> None:
     """n opens the form; the request carries the name, partners, timer, on-drop, chair."""
     app, sent = offline_app()

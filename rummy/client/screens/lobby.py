@@ -161,7 +161,7 @@ class LobbyScreen(Screen[None]):
             )
         if selected is not None and selected in self.tables:
             grid.move_cursor(row=sorted(self.tables).index(selected))
-        if not self.tables:
+        if self.my_table is None:  # the hint depends on whether there are tables to pick
             self.query_one("#my-table", Static).update(self._mine_content())
         self.refresh_bindings()
 

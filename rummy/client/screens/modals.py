@@ -107,7 +107,7 @@ class HelpScreen(ModalScreen[None]):
         for heading, keys in self.groups:
             lines.append(Content.styled(heading, "bold underline"))
             for key, what in keys:
-                lines.append(Content.assemble((f"  {key:<22}", "bold"), what))
+                lines.append(Content.assemble((f"  {key:<23} ", "bold"), what))
             lines.append(Content(""))
         lines.append(Content.styled("Press escape or ? to close.", "dim"))
         with VerticalScroll(classes="dialog help"):
