@@ -20,8 +20,9 @@ says ``ready`` at a deal's end and ``play_again`` after a game until
 long on average before each move (a person's pace); with 0 the server is
 saturated (a closed loop: one move in flight per table, so the latency is the
 time a move queues behind the other tables' moves). Clients say ``lobby: false``
-in their hello unless ``--lobby``: rummy-client follows the lobby, and then every
-change at any table is pushed to every connection.
+in their hello unless ``--lobby``: rummy-client follows the lobby, and then the
+server gathers table changes and pushes them at most every half second to
+every follower not busy playing at a table.
 
 Printed: tables held at once, connections, games finished, moves/s, the latency
 from a move sent to its reply (p50, p90, p99, max), peak memory (the server's
