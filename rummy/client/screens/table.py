@@ -535,7 +535,8 @@ class TableScreen(Screen[None]):
         if view is not None and view.seat is not None and view.phase != "game_over":
             sure = await self.app.push_screen_wait(
                 ConfirmScreen(
-                    "Quit during the game? Your seat is kept for you: run rummy-client again to come back.",
+                    "Quit during the game? Your seat is kept for you:"
+                    " come back the same way (rummy-client or ssh) to take it up again.",
                     "Quit",
                     "Stay",
                 )
