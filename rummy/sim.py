@@ -183,24 +183,23 @@ def report(result: SimResult) -> str:
     return "\n".join(lines)
 
 
-def _positive(text: str) -> int:
+def _whole_number(text: str, minimum: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    if value < minimum:
+        least = "must not be negative" if minimum == 0 else f"must be at least {minimum}"
+        raise argparse.ArgumentTypeError(f"{least}, not {value}")
     return value
+
+
+def _positive(text: str) -> int:
+    return _whole_number(text, 1)
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, not {value}")
-    return value
+    return _whole_number(text, 0)
 
 
 def _bots(text: str) -> list[str]:
