@@ -40,6 +40,7 @@ from .game import (
     deal_pack,
     legal_moves_in,
     new_melds,
+    new_seed,
     target_uses,
 )
 from .melds import Meld, MeldKind, meld_kind
@@ -112,6 +113,7 @@ __all__ = [
     "move_text",
     "move_to_data",
     "new_melds",
+    "new_seed",
     "parse_card",
     "parse_cards",
     "parse_move",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any, Literal
 
@@ -39,9 +39,40 @@ Phase = Literal["draw", "meld", "deal_over", "game_over"]
 SEAT_NAMES = ("South", "West", "North", "East")  # seat n+1 is to the left of seat n
 HAND_SIZE = 7
 DEALS = 2
+SEED_BITS = 256
 _DRAW = DrawStock()
 _PASS = Pass()
 _NEXT = NextDeal()
+
+
+def new_seed() -> int:
+    """A secret seed for a real game (R3.4): 256 bits from the OS. The pack can be
+    ordered in 56! ~ 2^248.6 ways, so the seeds outnumber the orderings."""
+    import secrets  # only here: the engine's own randomness is the seeded rng
+
+    return secrets.randbits(SEED_BITS)
+
+
+def same_jokers(
+    cards: tuple[Card, ...], available: Sequence[Card], first: Card | None = None
+) -> tuple[Card, ...]:
+    """``cards`` with its Jokers taken from ``available`` (R1.1: any Joker will do):
+    ``first`` if it is a Joker (the target card of a take), then the Jokers named
+    that are available, then the others, in ``available``'s order. Unchanged if
+    there are not enough Jokers, so that the move is refused as usual."""
+    named = [c for c in cards if c >= FIRST_JOKER]
+    if not named:
+        return cards
+    pool = [c for c in available if c >= FIRST_JOKER]
+    prefer = [first] if first is not None and first in pool else []
+    prefer += [c for c in named if c in pool and c not in prefer]
+    prefer += [c for c in pool if c not in prefer]
+    if len(prefer) < len(named):
+        return cards
+    chosen = sorted(prefer[: len(named)])
+    if sorted(named) == chosen:
+        return cards
+    return tuple(sorted([c for c in cards if c < FIRST_JOKER] + chosen))
 
 
 def _same_suit_next(card: Card) -> bool:
@@ -192,8 +223,10 @@ class Game:
     """The true state of one game. Create with ``Game.new(seed)``."""
 
     def __init__(self, seed: int, seating: Seating = "draw") -> None:
+        if type(seed) is not int:  # random.Random would take a str or a float silently
+            raise TypeError(f"a game's seed is a whole number, not {type(seed).__name__}")
         if seating not in ("draw", "chosen"):
-            raise ValueError(f"unknown seating {seating!r}")
+            raise ValueError(f"unknown seating {seating!r}: 'draw' or 'chosen'")
         self.seed = seed
         self.seating: Seating = seating
         self._rng = random.Random(seed)
@@ -220,11 +253,7 @@ class Game:
     @classmethod
     def new(cls, seed: int | None = None, seating: Seating = "draw") -> Game:
         """A new game. Without a seed one is drawn from the OS (R3.4) and kept in ``seed``."""
-        if seed is None:
-            import secrets  # only here: the engine's own randomness is the seeded rng
-
-            seed = secrets.randbits(64)
-        return cls(seed, seating)
+        return cls(new_seed() if seed is None else seed, seating)
 
     # --- the deal -------------------------------------------------------------
 
@@ -281,8 +310,11 @@ class Game:
         return totals(self.results)
 
     def winner(self) -> int | None:
-        """The winning team (0 or 1) once the game is over, None for a tie (R8)."""
-        return winner(self.results) if self.is_over else None
+        """The winning team (0 or 1), None for a tie (R8.2). Asked before the game is
+        over it raises ``ValueError``, so that a game still going is never taken for a tie."""
+        if not self.is_over:
+            raise ValueError("The game is not over: there is no winner yet (check is_over).")
+        return winner(self.results)
 
     def record(self) -> GameRecord:
         return GameRecord(self.seed, self.seating, tuple(self.moves))
@@ -343,9 +375,12 @@ class Game:
         """
         if self.phase == "game_over":
             raise IllegalMove("game-over", "The game is over.")
+        if seat is not None and type(seat) is not int:
+            raise TypeError(f"a seat is 0..3, not {seat!r}")
         if seat is not None and seat != self.current:
             raise IllegalMove("not-your-turn", f"It is {SEAT_NAMES[self.current]}'s turn.")
         check_move(move)
+        move = self._with_held_jokers(move)
         match move:
             case DrawStock():
                 events = self._draw_stock()
@@ -367,6 +402,24 @@ class Game:
                 raise IllegalMove("bad-move", "That is not a move.")
         self.moves.append(move)
         return events
+
+    def _with_held_jokers(self, move: Move) -> Move:
+        """R1.1: the Jokers are interchangeable, so a move may name any Joker (``JK`` is
+        the first one) for a Joker the player holds, or takes: the move is recorded with
+        the ids of the Jokers actually used, so that it replays exactly."""
+        hand = self.hands[self.current]
+        match move:
+            case Discard(card) | LayOff(card=card) if card >= FIRST_JOKER:
+                (held,) = same_jokers((card,), hand)
+                return move if held == card else replace(move, card=held)
+            case MeldMove(cards):
+                used = same_jokers(cards, hand)
+                return move if used == cards else replace(move, cards=used)
+            case TakeDiscard(index, cards) if 0 <= index < len(self.discard_pile):
+                pile = self.discard_pile
+                used = same_jokers(cards, [*pile[index:], *hand], first=pile[index])
+                return move if used == cards else replace(move, cards=used)
+        return move
 
     def _need_phase(self, phase: Phase, doing: str) -> None:
         if self.phase != phase:

@@ -110,8 +110,11 @@ def _int(value: Any, what: str) -> int:
 
 
 def _cards(value: Any, limit: int, kinds: tuple[type, ...] = (list, tuple)) -> tuple[Card, ...]:
-    if type(value) not in kinds or len(value) > limit:
-        raise IllegalMove("bad-move", "The cards must be a short list.")
+    if type(value) not in kinds:
+        wanted = " or ".join(k.__name__ for k in kinds)
+        raise IllegalMove("bad-move", f"The cards must be a {wanted}, not a {type(value).__name__}.")
+    if len(value) > limit:
+        raise IllegalMove("bad-move", f"A move names at most {limit} cards.")
     return tuple(_card(c) for c in value)
 
 

@@ -53,13 +53,21 @@ class PlayerView:
         return totals(self.results)
 
     def winner(self) -> int | None:
-        return winner(self.results) if self.phase == "game_over" else None
+        """As ``Game.winner``: 0 or 1, None for a tie; ``ValueError`` before the end."""
+        if self.phase != "game_over":
+            raise ValueError("The game is not over: there is no winner yet.")
+        return winner(self.results)
 
 
 def view_for(game: Game, seat: int | None) -> PlayerView:
     """The view of ``seat`` (0..3), or of a spectator for None."""
-    if seat is not None and not 0 <= seat < 4:
-        raise ValueError(f"no seat {seat}")
+    if not isinstance(game, Game):
+        raise TypeError(f"view_for takes a Game, not {type(game).__name__}")
+    if seat is not None:  # True is an int to Python, but no seat
+        if type(seat) is not int:
+            raise TypeError(f"a seat is 0..3 or None (a spectator), not {seat!r}")
+        if not 0 <= seat < 4:
+            raise ValueError(f"no seat {seat}: seats are 0..3, or None for a spectator")
     hands = game.hands
     return PlayerView(
         seat=seat,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
-from ..engine import SEAT_NAMES, Game, IllegalMove, Move, NextDeal, move_to_data, view_for
+from ..engine import SEAT_NAMES, Game, IllegalMove, Move, NextDeal, move_to_data, new_seed, view_for
 from ..engine.events import Event
 from ..protocol import errors as E
 from ..protocol.codec import encode
@@ -383,7 +383,7 @@ class Table:
         async with self.lock:
             if self.status == "playing" or any(c is None for c in self.chairs):
                 return
-            seed = secrets.randbits(64)
+            seed = new_seed()  # R3.4: 256 secret bits
             game = Game(seed, self.options.seating)
             game_id = self.lobby.next_game_id()
             names = [c.name for c in self.chairs if c is not None]

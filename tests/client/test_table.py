@@ -28,9 +28,9 @@ from rummy.engine import (
     TeamScore,
     card_text,
 )
+from rummy.engine.positions import c, cards, position
 from tests.client.conftest import screen_text
 from tests.client.harness import TableHarness
-from tests.engine.positions import c, cards, position
 
 OTHERS = ["2d 3d 4d 5d 6d 7d", "2s 3s 4s 5s 6s 7s", "3c 4c 5c 6c 7c Ac"]
 

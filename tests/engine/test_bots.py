@@ -34,9 +34,8 @@ from rummy.engine import (
 from rummy.engine.bots import BOT_NAMES, Bot, HeuristicBot, NoMoveError, RandomBot, make_bot
 from rummy.engine.bots.planning import GOING_OUT, TableState, best_plan, lay_off_all, meld_value
 from rummy.engine.cards import POINTS
+from rummy.engine.positions import position
 from rummy.sim import simulate
-
-from .positions import position
 
 
 def test_bot_names_and_factory() -> None:

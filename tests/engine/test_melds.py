@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from rummy.engine import Discard, DrawStock, IllegalMove, LaidOff, LayOff, Meld, meld_kind, parse_cards
+from rummy.engine.positions import c, cards, meld, position, take
 
 from .oracle import is_meld
-from .positions import c, cards, meld, position, take
 
 
 @pytest.mark.parametrize(

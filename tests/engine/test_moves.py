@@ -19,6 +19,7 @@ from rummy.engine import (
     GameRecord,
     IllegalMove,
     LayOff,
+    Melded,
     MeldMove,
     Move,
     NextDeal,
@@ -29,9 +30,9 @@ from rummy.engine import (
     move_text,
     move_to_data,
     parse_move,
+    view_for,
 )
-
-from .positions import c, cards, meld, position, take
+from rummy.engine.positions import c, cards, meld, position, take
 
 EXAMPLES: list[tuple[Move, str]] = [
     (DrawStock(), "draw"),
@@ -263,3 +264,58 @@ def test_cards_of_examples_are_sorted_as_legal_moves_list_them() -> None:
     assert take(3, "9h 7h 8h").cards == tuple(cards("7h 8h 9h"))
     assert MeldMove(tuple(cards("7h 8h 9h"))) == meld("9h 8h 7h")
     assert TakeDiscard(0, (1, 2, 3)).meld_id is None
+
+
+# --- the wrong kind of argument ------------------------------------------------------
+
+
+def test_wrong_kinds_of_argument_get_clear_errors() -> None:
+    """A bool is no seat, a list is no tuple of cards, a string is no seed: each is
+    refused with a sentence that says what was expected, never coerced."""
+    game = position(["7c 7d 7h 2c", "", "", ""], phase="meld")
+    with pytest.raises(TypeError, match="seat"):
+        view_for(game, True)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="Game"):
+        view_for("a game", 0)  # type: ignore[arg-type]
+    with pytest.raises(IllegalMove, match="must be a tuple, not a list"):
+        game.apply(MeldMove([c("7c"), c("7d"), c("7h")]))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="seat"):
+        game.apply(Discard(c("2c")), seat=False)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="seed"):
+        Game("1234")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="seed"):
+        Game(1.5)  # type: ignore[arg-type]
+
+
+def test_any_joker_held_may_be_named_as_JK_R1_1() -> None:
+    """R1.1: the Jokers are interchangeable. A move that names ``JK`` (the first
+    Joker) for another Joker the player holds plays that Joker, and the game records
+    the Joker actually used, so that it replays exactly."""
+    game = position(["Jk2 Jk3 Jk4 5c", "", "", ""], discard="9d", phase="meld")
+    events = game.apply(parse_move("meld Jk Jk Jk"))  # the bare JK three times
+    assert events[0] == Melded(0, 0, (c("Jk2"), c("Jk3"), c("Jk4")), False)
+    assert game.moves[-1] == meld("Jk2 Jk3 Jk4")
+    again = position(["Jk2 Jk3 Jk4 5c", "", "", ""], discard="9d", phase="meld")
+    again.apply(game.moves[-1])  # the recorded move plays the same cards again
+    assert again.snapshot() == game.snapshot()
+
+
+def test_a_joker_named_as_JK_in_a_discard_or_a_take_R1_1() -> None:
+    """R1.1: discarding ``JK`` discards the Joker held; taking a Joker from the
+    discard pile by the name ``JK`` takes the one that is there."""
+    game = position(["Jk3 5c 6c", "Jk2 Jk4 2d", "", ""], discard="9d", phase="meld")
+    game.apply(Discard(c("Jk")))
+    assert game.discard_pile[-1] == c("Jk3") and game.moves[-1] == Discard(c("Jk3"))
+    events = game.apply(take(1, "Jk Jk Jk"))  # seat 1 holds Jk2 and Jk4; Jk3 is on the pile
+    assert game.moves[-1] == take(1, "Jk2 Jk3 Jk4")
+    assert events[1] == Melded(1, 0, (c("Jk2"), c("Jk3"), c("Jk4")), False)
+
+
+def test_a_joker_nobody_holds_is_still_refused_R1_1() -> None:
+    """R1.1: naming ``JK`` does not conjure a Joker: without one in hand the move is
+    refused as before, and nothing changes."""
+    game = position(["5c 6c 8d", "", "", ""], phase="meld")
+    before = game.snapshot()
+    with pytest.raises(IllegalMove) as error:
+        game.apply(Discard(c("Jk")))
+    assert error.value.code == "card-not-in-hand" and game.snapshot() == before

@@ -21,8 +21,7 @@ from rummy.engine import (
     team_of,
     view_for,
 )
-
-from .positions import position
+from rummy.engine.positions import position
 
 
 class StackedRng(random.Random):

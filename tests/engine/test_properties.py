@@ -343,11 +343,20 @@ def well_formed(move: Any) -> bool:
 
 
 def normalized(move: Move) -> Move:
-    """The move as legal_moves lists it: the cards of a meld or a take sorted."""
+    """The move as legal_moves lists it, up to which Joker is which (R1.1: a move may
+    name any Joker): the cards of a meld or a take sorted, every Joker named as 52."""
+
+    def blind(cards: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(sorted(min(c, 52) for c in cards))
+
     if isinstance(move, MeldMove):
-        return MeldMove(tuple(sorted(move.cards)))
+        return MeldMove(blind(move.cards))
     if isinstance(move, TakeDiscard):
-        return TakeDiscard(move.index, tuple(sorted(move.cards)), move.meld_id)
+        return TakeDiscard(move.index, blind(move.cards), move.meld_id)
+    if isinstance(move, Discard):
+        return Discard(min(move.card, 52))
+    if isinstance(move, LayOff):
+        return LayOff(move.meld_id, min(move.card, 52))
     return move
 
 
@@ -398,6 +407,7 @@ def _perturb(move: Move, extra: tuple[int, ...]) -> Move:
 
 
 def check_candidate(game: Game, move: Any, legal: list[Move]) -> None:
+    blind_legal = {normalized(m) for m in legal}
     trial = game.clone()
     before = trial.snapshot()
     try:
@@ -406,11 +416,12 @@ def check_candidate(game: Game, move: Any, legal: list[Move]) -> None:
         assert refusal.code in CODES
         assert refusal.message[0].isupper() and refusal.message.endswith(".")
         assert trial.snapshot() == before, f"refused {move!r} changed the game"
-        assert not well_formed(move) or normalized(move) not in legal, f"legal {move!r} was refused"
+        assert not well_formed(move) or normalized(move) not in blind_legal, f"legal {move!r} was refused"
         if not well_formed(move) and game.phase != "game_over":
             assert refusal.code == "bad-move"
         return
-    assert well_formed(move) and normalized(move) in legal, f"illegal {move!r} was applied"
+    assert well_formed(move) and normalized(move) in blind_legal, f"illegal {move!r} was applied"
+    assert trial.moves[-1] in legal, "the move was recorded with Jokers the player did not have"
     check_cards(trial)
 
 

@@ -44,7 +44,7 @@ def test_the_rule_book_has_every_rule() -> None:
         for major, n in ((1, 3), (2, 4), (3, 4), (4, 5), (5, 6), (6, 2), (7, 5), (8, 2), (9, 2))
         for minor in range(1, n + 1)
     ]
-    assert RULES == expected
+    assert expected == RULES
 
 
 def test_the_package_ships_the_same_rule_book() -> None:

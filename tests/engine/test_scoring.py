@@ -16,11 +16,12 @@ from rummy.engine import (
     LayOff,
     NextDeal,
     TeamScore,
+    view_for,
 )
+from rummy.engine.positions import c, cards, meld, position, take
 from rummy.engine.scoring import DealResult
 
 from .oracle import card_points
-from .positions import c, cards, meld, position, take
 
 
 def first_deal(team0: TeamScore, team1: TeamScore) -> DealResult:
@@ -206,10 +207,15 @@ def test_equal_totals_are_a_tie_R8_2() -> None:
 
 
 def test_no_winner_before_the_game_ends_R8_1() -> None:
-    """R8.1: the winner is only decided after the second deal."""
+    """R8.1: the winner is only decided after the second deal: asking before is an
+    error, never taken for a tie (R8.2)."""
     game = position(["7c 7d 7h", "2c", "", "3c"], phase="meld")
     game.apply(meld("7c 7d 7h"))
-    assert game.phase == "deal_over" and game.winner() is None
+    assert game.phase == "deal_over"
+    with pytest.raises(ValueError, match="not over"):
+        game.winner()
+    with pytest.raises(ValueError, match="not over"):
+        view_for(game, 0).winner()
 
 
 def test_breakdown_matches_a_recount_R7_1_R7_2() -> None:

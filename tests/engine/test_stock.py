@@ -15,8 +15,7 @@ from rummy.engine import (
     Passed,
     TakeDiscard,
 )
-
-from .positions import c, position, take
+from rummy.engine.positions import c, position, take
 
 
 def empty_stock(hands: list[str], discard: str = "", current: int = 0) -> Game:

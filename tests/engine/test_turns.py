@@ -25,10 +25,10 @@ from rummy.engine import (
     WentOut,
     view_for,
 )
+from rummy.engine.positions import MeldSpec, c, cards, meld, position, take
 from rummy.engine.scoring import DealResult, TeamScore
 
 from .oracle import is_meld, melds_within
-from .positions import MeldSpec, c, cards, meld, position, take
 
 
 def refused(game: Game, move: Move, code: str) -> IllegalMove:

@@ -16,9 +16,9 @@ from rummy.engine import (
     team_of,
     view_for,
 )
+from rummy.engine.positions import c, meld, position
 
 from .leaks import Hidden, event_leaks, view_leaks
-from .positions import c, meld, position
 
 SEATS = (0, 1, 2, 3, None)
 

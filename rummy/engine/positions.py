@@ -1,10 +1,11 @@
-"""Hand-built positions for rule tests.
+"""Positions built by hand, for tests of rules and bots (docs/ENGINE.md).
 
-``position(...)`` takes a real ``Game`` and overwrites the state a rule test cares
-about (hands, stock, discard pile, melds, who is to act and in which phase), so a
-test states its position in card text instead of hunting for a seed. It refuses a
-position where the 56 cards are not each in exactly one place, so a typo in a test
-cannot build an impossible table.
+``position(...)`` builds a real ``Game`` in the state a test cares about (hands,
+stock, discard pile, melds, who is to act and in which phase), so a test states
+its position in card text instead of hunting for a seed. It refuses a position
+where the 56 cards are not each in exactly one place, so a typo in a test cannot
+build an impossible table. ``take`` and ``meld`` write moves the way
+``legal_moves()`` lists them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from rummy.engine import PACK, Card, Game, Meld, MeldMove, Phase, TakeDiscard, parse_card, parse_cards
+from .cards import PACK, Card, parse_card, parse_cards
+from .game import Game, Phase
+from .melds import Meld
+from .moves import Meld as MeldMove
+from .moves import TakeDiscard
 
 CardsSpec = str | Sequence[Card]
 # A meld on the table: (cards, laid_by) or (cards, laid_by, owner of each card).
