@@ -81,12 +81,14 @@ class _Request(msgspec.Struct, tag_field="type", kw_only=True):
 
 class Hello(_Request, tag="hello"):
     """First message of a session. ``token`` reclaims a seat (as ``rejoin``);
-    ``lobby`` subscribes to the table list at once."""
+    ``lobby`` subscribes to the table list at once; ``legal_moves`` asks for the
+    seat's legal moves with each ``game`` push where it is to act (for bots)."""
 
     version: int
     name: Name
     token: Token | None = None
     lobby: bool = True
+    legal_moves: bool = False
 
 
 class LobbySubscribe(_Request, tag="lobby_subscribe"):
@@ -198,7 +200,9 @@ class _Push(msgspec.Struct, tag_field="type", kw_only=True):
 
 class Welcome(_Push, tag="welcome"):
     """Answer to ``hello``. ``name`` is the name as the server keeps it (sanitised).
-    ``table_id``/``chair``: the seat the hello's token reclaimed, if any."""
+    ``table_id``/``chair``: the seat the hello's token reclaimed, if any;
+    ``token_refused``: the hello carried a token that no chair has (its table closed,
+    or it was never valid), so the session starts in the lobby as without one."""
 
     id: RequestId
     version: int
@@ -207,6 +211,7 @@ class Welcome(_Push, tag="welcome"):
     max_frame: int
     table_id: TableId | None = None
     chair: Chair | None = None
+    token_refused: bool = False
 
 
 class Ok(_Push, tag="ok"):
@@ -272,13 +277,15 @@ class Table(_Push, tag="table"):
 class GameUpdate(_Push, tag="game"):
     """The game as ``seat`` sees it (``seat`` nil: a spectator), after ``moves`` moves,
     with the public events of the last move (the opening events at a game's start;
-    empty when sent on joining)."""
+    empty when sent on joining). ``legal_moves``: when the hello asked for them and
+    this seat is to act, every move it may make now (nil otherwise)."""
 
     table_id: TableId
     seat: Seat | None
     moves: int
     view: ViewWire
     events: list[EventWire]
+    legal_moves: list[MoveWire] | None = None
 
 
 class Clock(_Push, tag="clock"):

@@ -129,6 +129,7 @@ async def _hello(s: Session, msg: Hello) -> None:
         raise Refused(E.BAD_NAME, "Choose a name with at least one letter in it.")
     s.name = name
     s.said_hello = True
+    s.wants_legal_moves = msg.legal_moves
     found = s.server.lobby.find_token(msg.token) if msg.token else None
     if found is not None:
         table, chair = found
@@ -142,6 +143,7 @@ async def _hello(s: Session, msg: Hello) -> None:
             max_frame=MAX_CLIENT_FRAME,
             table_id=None if found is None else found[0].id,
             chair=None if found is None else found[1],
+            token_refused=msg.token is not None and found is None,
         )
     )
     if msg.lobby:

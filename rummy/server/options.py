@@ -20,7 +20,7 @@ class ServerOptions:
     uncapped_addresses: frozenset[str] = frozenset()
     rate: float = 20.0  # requests per second a connection may send on average...
     burst: int = 60  # ...and at most this many at once
-    flood_limit: int = 200  # requests dropped for the rate before the connection is closed
+    flood_limit: int = 200  # requests dropped for the rate in about 10 s before the connection closes
     max_tables: int = 2000
     max_write_buffer: int = 4 * 1024 * 1024  # bytes queued for a slow reader before it is dropped
     abandon_after: float = 600.0  # a table not playing, with nobody present, is closed after this

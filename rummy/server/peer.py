@@ -24,6 +24,7 @@ class Peer(Protocol):
     name: str
     table: Table | None
     chair: int | None  # None: not seated (a spectator when ``table`` is set)
+    wants_legal_moves: bool  # the hello asked for the seat's legal moves in game pushes
 
     @property
     def closed(self) -> bool: ...

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 READ_CHUNK = 64 * 1024
+FLOOD_WINDOW = 10.0  # seconds: more than flood_limit dropped requests in about this long is a flood
 
 
 class Session:
@@ -42,11 +43,14 @@ class Session:
         self.table: Table | None = None
         self.chair: int | None = None
         self.said_hello = False
+        self.wants_legal_moves = False
         self._closed = False
         self._decoder = client_decoder()
         self._bucket = TokenBucket(server.options.rate, server.options.burst)
-        self._dropped = 0
-        self._warned_at = -1.0
+        # Dropped requests are counted over a window, so a client that goes over the
+        # rate now and then is not cut off for good after its hundredth slip.
+        limit = server.options.flood_limit
+        self._drops = TokenBucket(limit / FLOOD_WINDOW, limit)
 
     @property
     def closed(self) -> bool:
@@ -109,17 +113,15 @@ class Session:
 
     async def _receive(self, item: ClientMessage | ProtocolError) -> None:
         if not self._bucket.allow():
-            self._dropped += 1
-            if self._dropped > self.server.options.flood_limit:
+            if not self._drops.allow():
                 log.warning("%s floods; cut off", self.address)
                 self.server.stats["flood"] += 1
                 self.fail(E.FLOOD, "Too many requests: goodbye.")
                 return
-            now = asyncio.get_running_loop().time()
-            if now - self._warned_at >= 1.0:  # one warning a second, not one per dropped frame
-                self._warned_at = now
-                rid = item.request_id if isinstance(item, ProtocolError) else item.id
-                self.send(Error(id=rid, code=E.RATE_LIMITED, text="Too many requests: this one was dropped."))
+            # Every request gets exactly one answer, so a client that waits for each
+            # id never hangs: a dropped one is answered with this error and its id.
+            rid = item.request_id if isinstance(item, ProtocolError) else item.id
+            self.send(Error(id=rid, code=E.RATE_LIMITED, text="Too many requests: this one was dropped."))
             return
         if isinstance(item, ProtocolError):
             self.send(Error(id=item.request_id, code=item.code, text=item.text, fatal=item.fatal))

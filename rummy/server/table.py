@@ -41,7 +41,7 @@ from ..protocol.messages import (
 from ..protocol.messages import (
     Table as TableMessage,
 )
-from ..protocol.wire import event_to_wire, view_to_wire
+from ..protocol.wire import MoveWire, event_to_wire, move_to_wire, view_to_wire
 from .peer import Peer, Refused
 from .seated_bots import Autoplay
 from .storage import Storage, token_hash
@@ -155,7 +155,7 @@ class Table:
         if self.humans_present() or self.spectators:
             self.idle_since = time.monotonic()
 
-    def _game_message(self, seat: int | None, events: list[Event]) -> GameUpdate:
+    def _game_message(self, peer: Peer, seat: int | None, events: list[Event]) -> GameUpdate:
         assert self.game is not None
         return GameUpdate(
             table_id=self.id,
@@ -163,7 +163,17 @@ class Table:
             moves=len(self.game.moves),
             view=view_to_wire(view_for(self.game, seat)),
             events=[event_to_wire(e) for e in events],
+            legal_moves=self._legal_moves_for(peer, seat),
         )
+
+    def _legal_moves_for(self, peer: Peer, seat: int | None) -> list[MoveWire] | None:
+        """The legal moves of ``seat`` when its peer asked for them and it is to act:
+        the engine's own list, so a bot need not know the rules to play."""
+        game = self.game
+        if game is None or seat is None or not peer.wants_legal_moves or game.current != seat:
+            return None
+        moves = game.legal_moves()
+        return [move_to_wire(m) for m in moves] if moves else None
 
     def push_game(self, events: list[Event], first: tuple[Peer, bytes] | None = None) -> None:
         """Each seat gets its own view (R9.2); spectators get one view without a hand.
@@ -189,7 +199,8 @@ class Table:
                 seat = self.seat_of_chair(i)
                 assert seat is not None
                 view = msgspec.structs.replace(public.view, seat=seat, hand=list(game.hands[seat]))
-                data = encode(msgspec.structs.replace(public, seat=seat, view=view))
+                legal = self._legal_moves_for(chair.session, seat)
+                data = encode(msgspec.structs.replace(public, seat=seat, view=view, legal_moves=legal))
                 if pending is not None and pending[0] is chair.session:
                     data, pending = pending[1] + data, None
                 chair.session.send_frame(data)
@@ -224,7 +235,7 @@ class Table:
             return
         if self.game is not None:
             seat = None if peer.chair is None else self.seat_of_chair(peer.chair)
-            peer.send(self._game_message(seat, []))
+            peer.send(self._game_message(peer, seat, []))
             peer.send(self.clock_message())
         for line in self.chat:
             peer.send(line)

@@ -76,6 +76,7 @@ def test_a_frame_is_a_big_endian_length_and_one_messagepack_map() -> None:
         "name": "Ann",
         "token": None,
         "lobby": True,
+        "legal_moves": False,
     }
 
 

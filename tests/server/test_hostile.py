@@ -291,3 +291,27 @@ async def test_a_peer_that_never_reads_is_dropped_before_it_eats_memory() -> Non
         await close_all(owners)
     finally:
         await server.close()
+
+
+async def test_every_rate_limited_request_gets_its_own_answer(server: Server) -> None:
+    """A client that waits for each id never hangs: requests over the rate are each
+    answered with ``rate-limited`` and their id, the others as usual."""
+    c = await connect(server, "Many")
+    ids = list(range(5000, 5150))  # over the burst of 100, under the flood limit
+    c.send_raw(b"".join(raw({"type": "ping", "id": i}) for i in ids))
+
+    def answered(c: Client) -> list[int]:
+        return [m.id for m in c.received if isinstance(m, (Pong, Error)) and m.id is not None]
+
+    await c.until(lambda c: len(answered(c)) >= len(ids))
+    assert sorted(answered(c)) == ids  # exactly one answer each
+    limited = [m for m in c.received if isinstance(m, Error) and m.code == errors.RATE_LIMITED]
+    assert limited and all(m.id in ids and not m.fatal for m in limited)
+    for _ in range(200):  # poll politely until the bucket has refilled: served again
+        answer = await c.request(Ping)
+        if isinstance(answer, Pong):
+            break
+        assert isinstance(answer, Error) and answer.code == errors.RATE_LIMITED
+        await asyncio.sleep(0.05)
+    assert isinstance(answer, Pong)
+    await c.close()

@@ -162,3 +162,40 @@ async def test_a_plain_msgpack_client_plays_a_whole_game(server: Server) -> None
         table = await c.push("table")
     writer.close()
     await writer.wait_closed()
+
+
+async def test_a_bot_that_knows_no_rules_plays_from_the_legal_moves_the_server_sends(server: Server) -> None:
+    """A bot in another language need not know the rules: with ``legal_moves`` in its
+    hello, each ``game`` push where its seat is to act lists every move it may make,
+    in the wire's move form, and sending any one of them is accepted. Nothing of the
+    engine is used to choose."""
+    reader, writer = await asyncio.open_connection(server.host, server.port)
+    c = PlainClient(reader, writer)
+    hello = {"type": "hello", "version": 1, "name": "Naive", "lobby": False, "legal_moves": True}
+    assert (await c.request(hello))["type"] == "welcome"
+    options = {"seating": "chosen", "turn_seconds": 0, "on_drop": "wait"}
+    assert (await c.request({"type": "create_table", "name": "naive", "options": options}))["type"] == "seated"
+    for chair in (1, 2, 3):
+        assert (await c.request({"type": "add_bot", "chair": chair}))["type"] == "ok"
+    assert (await c.request({"type": "start"}))["type"] == "ok"
+    rng = random.Random(5)
+    moves_sent = 0
+    while True:
+        game = await c.push("game")
+        view = game["view"]
+        if view["phase"] == "game_over":
+            assert game["legal_moves"] is None
+            break
+        to_act = view["current"] == game["seat"]
+        if not to_act:
+            assert game["legal_moves"] is None
+            continue
+        legal = game["legal_moves"]
+        # The very list the engine gives (checked here only, never used to choose).
+        assert legal == [move_to_data(m) for m in to_view(view).legal_moves()]
+        answer = await c.request({"type": "move", "move": rng.choice(legal), "after": game["moves"]})
+        assert answer["type"] == "ok", answer
+        moves_sent += 1
+    assert moves_sent > 10
+    writer.close()
+    await writer.wait_closed()

@@ -1,0 +1,54 @@
+"""What a hello's token does, said plainly (docs/PROTOCOL.md, "Tokens and rejoining")."""
+
+from __future__ import annotations
+
+from rummy.protocol import PROTOCOL_VERSION, Error, Hello, Rejoin, Seated, Welcome, errors
+from rummy.protocol.aio import Client
+from rummy.server import Server
+
+from .game_helpers import close_all, connect, play_all, server, table_of_four
+
+__all__ = ["server"]
+
+
+async def hello(server: Server, name: str, token: str | None) -> tuple[Client, Welcome]:
+    c = await Client.connect(server.host, server.port)
+    welcome = await c.request(Hello, version=PROTOCOL_VERSION, name=name, token=token, lobby=False)
+    assert isinstance(welcome, Welcome), welcome
+    return c, welcome
+
+
+async def test_a_refused_token_is_said_so_in_the_welcome(server: Server) -> None:
+    clients, tokens, table_id = await table_of_four(server, names=("Ann",), bots=3)
+    await play_all(clients, stop_after=4)
+    stranger, welcome = await hello(server, "Eve", "not-a-token-of-this-server")
+    assert welcome.token_refused and welcome.table_id is None and welcome.chair is None
+    plain, welcome = await hello(server, "Fay", None)
+    assert not welcome.token_refused and welcome.table_id is None
+    await clients[0].close()
+    back, welcome = await hello(server, "Ann", tokens[0])
+    assert not welcome.token_refused and (welcome.table_id, welcome.chair) == (table_id, 0)
+    await close_all([stranger, plain, back])
+
+
+async def test_rejoining_the_chair_one_holds_answers_seated_again(server: Server) -> None:
+    clients, tokens, table_id = await table_of_four(server, names=("Ann",), bots=3)
+    again = await clients[0].request(Rejoin, token=tokens[0])
+    assert isinstance(again, Seated)
+    assert (again.table_id, again.chair, again.token) == (table_id, 0, tokens[0])
+    await close_all(clients)
+
+
+async def test_a_seated_connection_offering_another_tables_token_is_refused(server: Server) -> None:
+    first, _, _ = await table_of_four(server, names=("Ann",), bots=3)
+    second, tokens_b, _ = await table_of_four(server, names=("Bob",), bots=3)
+    answer = await first[0].request(Rejoin, token=tokens_b[0])
+    assert isinstance(answer, Error) and answer.code == errors.ALREADY_AT_TABLE
+    await close_all([*first, *second])
+
+
+async def test_rejoin_with_an_unknown_token_is_bad_token(server: Server) -> None:
+    c = await connect(server, "Eve")
+    answer = await c.request(Rejoin, token="nope")
+    assert isinstance(answer, Error) and answer.code == errors.BAD_TOKEN
+    await close_all([c])
