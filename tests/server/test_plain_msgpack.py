@@ -174,7 +174,8 @@ async def test_a_bot_that_knows_no_rules_plays_from_the_legal_moves_the_server_s
     hello = {"type": "hello", "version": 1, "name": "Naive", "lobby": False, "legal_moves": True}
     assert (await c.request(hello))["type"] == "welcome"
     options = {"seating": "chosen", "turn_seconds": 0, "on_drop": "wait"}
-    assert (await c.request({"type": "create_table", "name": "naive", "options": options}))["type"] == "seated"
+    seated = await c.request({"type": "create_table", "name": "naive", "options": options})
+    assert seated["type"] == "seated"
     for chair in (1, 2, 3):
         assert (await c.request({"type": "add_bot", "chair": chair}))["type"] == "ok"
     assert (await c.request({"type": "start"}))["type"] == "ok"
