@@ -72,12 +72,12 @@ from .messages import (
 )
 from .model import SeatInfo, Seats, TurnTimer
 from .screens.lobby import LobbyScreen
-from .screens.modals import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+from .screens.modals import MIN_HEIGHT, MIN_WIDTH, NoticeScreen, TooSmallScreen
 from .screens.table import TableScreen
-from .state import SeatToken, StateStore
+from .state import LOCAL, SeatLock, SeatToken, StateStore, seat_key
 from .widgets.status import ConnectionBanner
 
-LOCAL_KEY = "local"
+LOCAL_KEY = LOCAL
 
 
 def seats_of(info: TableInfo | None, me: int | None) -> Seats:
@@ -115,12 +115,18 @@ class RummyApp(App[None]):
     ) -> None:
         super().__init__()
         self.player_name = player_name
+        self.asked_name = player_name
         self.address = address
         self.local = local
         self.ascii = ascii
         self.store = store if store is not None else StateStore()
         self.connect = connect
         self.server_options = server_options or {}
+        # The seat token is this player's at this server: only one running client may
+        # use (and remember) it; a second one plays with a token kept in memory.
+        self.seat_lock = SeatLock(self.store.directory, self.store_key)
+        self.owns_seat_token = False
+        self.token_in_memory: str | None = None
         self.server: Any = None  # the in-process server of the local game
         self.connection: Connection | None = None
         self.lobby = LobbyScreen(player_name, "" if address is None else f"{address[0]}:{address[1]}")
@@ -143,14 +149,37 @@ class RummyApp(App[None]):
 
     @property
     def store_key(self) -> str:
+        """Where this player's seat token at this server is kept (the name as asked
+        for on the command line, before the server cleans it)."""
         if self.local or self.address is None:
             return LOCAL_KEY
-        return f"{self.address[0]}:{self.address[1]}"
+        return seat_key(f"{self.address[0]}:{self.address[1]}", self.asked_name)
+
+    def remembered_token(self) -> str | None:
+        if not self.owns_seat_token:
+            return self.token_in_memory
+        seat = self.store.seat(self.store_key)
+        return self.token_in_memory if seat is None else seat.token
+
+    def remember_token(self, seated: Seated) -> None:
+        self.token_in_memory = seated.token
+        if self.owns_seat_token:
+            self.store.remember_seat(self.store_key, SeatToken(seated.token, seated.table_id, seated.chair))
+
+    def forget_token(self) -> None:
+        self.token_in_memory = None
+        if self.owns_seat_token:
+            self.store.forget_seat(self.store_key)
 
     # --- start and stop --------------------------------------------------------------
 
     def on_mount(self) -> None:
         self.push_screen(self.lobby)
+        self.owns_seat_token = self.seat_lock.acquire()
+        if not self.owns_seat_token:
+            self.lobby.set_notice(self._lock_taken_text())
+            if self.local:  # the table comes up at once: say it there too
+                self.notify(self._lock_taken_text(), title="Not saved", severity="warning", timeout=15)
         if self.connect:
             if self.local:
                 self.run_worker(self._start_local(), name="local-server", group="net", exit_on_error=False)
@@ -162,9 +191,10 @@ class RummyApp(App[None]):
         from rummy.server import start_server  # only the local game needs the server
 
         db_path = None
-        with contextlib.suppress(OSError):
-            self.store.directory.mkdir(parents=True, exist_ok=True)
-            db_path = self.store.directory / "local.sqlite"
+        if self.owns_seat_token:  # else another local game has the saved one open
+            with contextlib.suppress(OSError):
+                self.store.directory.mkdir(parents=True, exist_ok=True)
+                db_path = self.store.directory / "local.sqlite"
         reason: Exception | None = None
         for path in (db_path, None) if db_path is not None else (None,):
             try:
@@ -177,12 +207,19 @@ class RummyApp(App[None]):
             return
         self._connect("127.0.0.1", self.server.port)
 
-    def _connect(self, host: str, port: int) -> None:
-        def token() -> str | None:
-            seat = self.store.seat(self.store_key)
-            return None if seat is None else seat.token
+    def _lock_taken_text(self) -> str:
+        if self.local:
+            return (
+                "Another game against bots is running from this state directory: this one is "
+                "not saved. Set RUMMY_STATE_DIR to play a second saved game."
+            )
+        return (
+            f"Another rummy-client here already plays as {self.asked_name} on this server, so this "
+            "one will not take that seat. Use another --name (or RUMMY_STATE_DIR) for a second player."
+        )
 
-        self.connection = Connection(host, port, self.player_name, self.post_message, token)
+    def _connect(self, host: str, port: int) -> None:
+        self.connection = Connection(host, port, self.player_name, self.post_message, self.remembered_token)
         self.run_worker(self.connection.run(), name="connection", group="net", exit_on_error=False)
 
     async def on_unmount(self) -> None:
@@ -190,6 +227,7 @@ class RummyApp(App[None]):
             await self.connection.close()
         if self.server is not None:
             await self.server.close()
+        self.seat_lock.release()
 
     # --- the connection ----------------------------------------------------------------
 
@@ -255,8 +293,8 @@ class RummyApp(App[None]):
         if welcome.table_id is not None:  # the remembered token took our chair back
             self.my_table_id, self.my_chair, self.watching = welcome.table_id, welcome.chair, False
             return
-        if self.store.seat(self.store_key) is not None:
-            self.store.forget_seat(self.store_key)  # that table is gone
+        if welcome.token_refused:
+            self.forget_token()  # that table is gone
         if self.my_table_id is not None:
             self.notify("Your table is gone: the server no longer has it.", severity="warning")
             self._left_table()
@@ -264,7 +302,7 @@ class RummyApp(App[None]):
             self.send("create", CreateTable, name="Game against bots", options=TableOptions(), chair=0)
 
     def _seated(self, seated: Seated, kind: str | None) -> None:
-        self.store.remember_seat(self.store_key, SeatToken(seated.token, seated.table_id, seated.chair))
+        self.remember_token(seated)
         self.my_table_id, self.my_chair, self.watching = seated.table_id, seated.chair, False
         self.chat.clear()
         self.lobby.clear_chat()
@@ -349,12 +387,40 @@ class RummyApp(App[None]):
         if error.code == codes.NOT_AT_TABLE and kind == "leave":
             self._left_table()
             return
+        if error.code == codes.REPLACED:
+            self._replaced()
+            return
         if error.code == codes.BAD_TOKEN:
-            self.store.forget_seat(self.store_key)
+            self.forget_token()
         self.notify(text.clean(error.text, 300), title="The server says", severity="error")
 
+    def _replaced(self) -> None:
+        """Another connection took this chair with its token: this client is no longer
+        at the table and must not look as if it were."""
+        self._clear_table()  # the token stays: it is the other client's now too
+        local = self.local  # the local game quits, but only once the player has read why
+        where = "Quit" if local else "Back to the lobby"
+        self.push_screen(
+            NoticeScreen(
+                "Your chair was taken over",
+                "Another connection came back to your chair with its seat token: another "
+                "rummy-client playing as you (in another window, or on another machine with a "
+                "copy of your state directory). This window is no longer at that table; the "
+                "other one plays your hand now. To play two players from one machine, give each "
+                "its own --name.",
+                where,
+            ),
+            callback=lambda _: self.exit() if local else None,
+        )
+
     def _left_table(self) -> None:
-        self.store.forget_seat(self.store_key)
+        self.forget_token()
+        self._clear_table()
+        if self.local:
+            self.exit()
+
+    def _clear_table(self) -> None:
+        """Back in the lobby: no table, no chair, no table screen."""
         self.my_table = None
         self.my_table_id = self.my_chair = self.my_seat = None
         self.watching = False
@@ -366,8 +432,6 @@ class RummyApp(App[None]):
             while self.screen is not screen:
                 self.pop_screen()
             self.pop_screen()
-        if self.local:
-            self.exit()
 
     # --- what the screens ask for --------------------------------------------------------
 

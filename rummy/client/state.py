@@ -5,14 +5,22 @@ One small JSON file in the user's state directory (platformdirs'
 sets it per key). A seat token is the only way back to a chair, so the file is
 private to the user and written atomically. A damaged file is set aside, never
 fatal.
+
+A token belongs to one player at one server: it is kept under ``seat_key(server,
+name)``, so Cid's client never offers Dee's token. Two clients that run at once
+for the same player and server (from one state directory) would offer the same
+token and take the chair from each other; ``SeatLock`` lets only the first one use
+the remembered token, and the second is told so.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +28,12 @@ from typing import Any
 import platformdirs
 
 FILE_NAME = "client.json"
+LOCAL = "local"  # the server of the game against bots, inside the client
+
+
+def seat_key(server: str, name: str) -> str:
+    """Where a seat token is kept: per server ("host:port", or ``LOCAL``) and player."""
+    return server if server == LOCAL else f"{server} as {name}"
 
 
 def state_dir() -> Path:
@@ -35,13 +49,21 @@ class SeatToken:
 
 
 class StateStore:
-    """The remembered name and one seat token per server (``key``: "host:port", or
-    "local" for the game against bots)."""
+    """The remembered name and the seat tokens, one per ``seat_key(server, name)``."""
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory if directory is not None else state_dir()
         self.path = self.directory / FILE_NAME
         self._data: dict[str, Any] = self._load()
+
+    @contextlib.contextmanager
+    def _changing(self) -> Iterator[dict[str, Any]]:
+        """Read, change and write the file as one step: other clients running from
+        this directory write it too (their own seats), and none may undo another's."""
+        with _locked(self.directory / ".client.lock"):
+            self._data = self._load()
+            yield self._data
+            self._save()
 
     def _load(self) -> dict[str, Any]:
         try:
@@ -73,25 +95,83 @@ class StateStore:
     @name.setter
     def name(self, value: str) -> None:
         if value != self.name:
-            self._data["name"] = value
-            self._save()
+            with self._changing() as data:
+                data["name"] = value
 
     def seat(self, key: str) -> SeatToken | None:
-        entry = self._data.get("seats", {}).get(key)
+        self._data = self._load()  # another client may have written since
+        seats = self._data.get("seats")
+        entry = seats.get(key) if isinstance(seats, dict) else None
         try:
-            return SeatToken(str(entry["token"]), int(entry["table_id"]), int(entry["chair"]))
+            return SeatToken(str(entry["token"]), int(entry["table_id"]), int(entry["chair"]))  # type: ignore[index]
         except (TypeError, KeyError, ValueError):
             return None
 
     def remember_seat(self, key: str, seat: SeatToken) -> None:
-        seats = self._data.setdefault("seats", {})
-        if not isinstance(seats, dict):
-            seats = self._data["seats"] = {}
-        seats[key] = {"token": seat.token, "table_id": seat.table_id, "chair": seat.chair}
-        self._save()
+        with self._changing() as data:
+            seats = data.setdefault("seats", {})
+            if not isinstance(seats, dict):
+                seats = data["seats"] = {}
+            seats[key] = {"token": seat.token, "table_id": seat.table_id, "chair": seat.chair}
 
     def forget_seat(self, key: str) -> None:
-        seats = self._data.get("seats")
-        if isinstance(seats, dict) and key in seats:
-            del seats[key]
-            self._save()
+        with self._changing() as data:
+            seats = data.get("seats")
+            if isinstance(seats, dict):
+                seats.pop(key, None)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` while the block runs (waiting for it: the other
+    holders only ever hold it for one read and write of the state file)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, as before
+        yield
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = path.open("a+")
+    except OSError:
+        yield  # nothing can be written there anyway
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+class SeatLock:
+    """Held while this client may use the seat token under ``key``: an advisory lock
+    on a small file beside the state, released when the process ends, however it ends
+    (so a killed client never leaves a stale lock behind)."""
+
+    def __init__(self, directory: Path, key: str) -> None:
+        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+        self.path = directory / "locks" / f"{digest}.lock"
+        self._file: Any = None
+
+    def acquire(self) -> bool:
+        """True if this client now holds the lock (or the system has no locks to
+        offer); False if another running client holds it."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock to take, as before
+            return True
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = self.path.open("a+")
+        except OSError:
+            return True  # an unwritable state directory remembers nothing anyway
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            return False
+        self._file = handle
+        return True
+
+    def release(self) -> None:
+        if self._file is not None:
+            self._file.close()  # closing drops the lock
+            self._file = None

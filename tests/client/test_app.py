@@ -15,7 +15,7 @@ from rummy.client.screens.lobby import LobbyScreen
 from rummy.client.screens.modals import ChooseScreen, TooSmallScreen
 from rummy.client.screens.new_table import NewTableScreen
 from rummy.client.screens.table import TableScreen
-from rummy.client.state import StateStore
+from rummy.client.state import StateStore, seat_key
 from rummy.client.widgets.feed import Feed
 from rummy.client.widgets.status import ConnectionBanner
 from rummy.engine import DrawStock, Game
@@ -172,7 +172,7 @@ async def test_the_creator_seats_bots_and_starts() -> None:
         say(app, Ok(id=len(sent.sent)), "leave")
         await pilot.pause()
         assert app.my_table is None and "No tables yet" in screen_text(app)
-        assert StateStore().seat("example.org:7325") is None  # leaving forgets the token
+        assert StateStore().seat(seat_key("example.org:7325", "Ann")) is None  # leaving forgets the token
 
 
 async def test_the_seat_token_is_remembered_for_a_rejoin(state_dir: Path) -> None:
@@ -181,7 +181,7 @@ async def test_the_seat_token_is_remembered_for_a_rejoin(state_dir: Path) -> Non
     async with app.run_test() as pilot:
         say(app, Seated(id=1, table_id=3, chair=2, token="tok-3"), "sit")
         await pilot.pause()
-    stored = StateStore().seat("example.org:7325")
+    stored = StateStore().seat(seat_key("example.org:7325", "Ann"))
     assert stored is not None and (stored.token, stored.table_id, stored.chair) == ("tok-3", 3, 2)
     assert (state_dir / "client.json").stat().st_mode & 0o077 == 0
 

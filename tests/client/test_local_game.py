@@ -18,6 +18,12 @@ def table_shown(app: RummyApp) -> bool:
     return isinstance(screen, TableScreen) and screen.is_mounted and screen.view is not None
 
 
+def hand_drawn(app: RummyApp) -> bool:
+    """The table screen is up and its hand drawn (the first view waits for the widgets)."""
+    screen = app.screen
+    return table_shown(app) and bool(screen.query_one(HandView).order)
+
+
 async def wait_for(pilot, check, tries: int = 200) -> None:  # type: ignore[no-untyped-def]
     for _ in range(tries):
         if check():
@@ -83,9 +89,7 @@ async def test_a_restarted_client_is_back_at_its_game() -> None:
         await pilot.press("q", "y")
     second = RummyApp(player_name="Ann", local=True, server_options=FAST)
     async with second.run_test() as pilot:
-        await wait_for(
-            pilot, lambda: isinstance(second.screen, TableScreen) and second.screen.view is not None
-        )
+        await wait_for(pilot, lambda: hand_drawn(second))
         table = second.screen
         assert isinstance(table, TableScreen) and table.view is not None
         assert second.my_table_id == table_id

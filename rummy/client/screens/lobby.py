@@ -94,6 +94,7 @@ class LobbyScreen(Screen[None]):
         self.my_chair: int | None = None
         self.watching = False
         self._bots_asked: set[int] = set()  # chairs a bot was asked for, until the table changes
+        self.notice = ""  # a warning that stays in view (another client plays as this player)
 
     def compose(self) -> ComposeResult:
         yield ConnectionBanner()
@@ -180,7 +181,18 @@ class LobbyScreen(Screen[None]):
         if self._live:
             self.query_one("#lobby-chat", Feed).clear_lines()
 
+    def set_notice(self, notice: str) -> None:
+        self.notice = notice
+        if self._live:
+            self._show_mine()
+
     def _mine_content(self) -> Content:
+        content = self._table_content()
+        if self.notice:
+            return Content.assemble(Content.styled(self.notice, "bold $warning"), "\n\n", content)
+        return content
+
+    def _table_content(self) -> Content:
         info = self.my_table
         if info is None:
             if not self.tables:

@@ -1,4 +1,4 @@
-"""Small modal screens: confirm, choose one of several, the keys, too small."""
+"""Small modal screens: confirm, choose one of several, a notice, the keys, too small."""
 
 from __future__ import annotations
 
@@ -89,6 +89,34 @@ class ChooseScreen(ModalScreen[T | None], Generic[T]):
             self.dismiss(self.options[index][1])
 
     def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class NoticeScreen(ModalScreen[None]):
+    """Something the player must read before going on (a chair taken over); enter,
+    escape or the button closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,escape", "close", "Close")]
+
+    def __init__(self, title: str, text: str, button: str) -> None:
+        super().__init__(classes="modal")
+        self.title_text, self.text, self.button = title, text, button
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog notice"):
+            yield Static(Content.styled(self.title_text, "bold"), classes="question")
+            yield Static(Content(self.text), classes="question")
+            with Horizontal(classes="buttons"):
+                yield Button(f"{self.button} (enter)", id="close", variant="primary", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#close", Button).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed)
+    def _pressed(self) -> None:
         self.dismiss(None)
 
 

@@ -153,16 +153,23 @@ class TableScreen(Screen[None]):
         return self._composed and not self._closing and not self._pruning
 
     def _feed_line(self, line: Content, feed: str = "log") -> None:
-        if self._live:
-            self.query_one(f"#{feed}", Feed).add(line)
-        else:  # lines that arrive before the screen is up wait for it
+        target = next(iter(self.query(f"#{feed}").results(Feed)), None) if self._live else None
+        if target is not None:
+            target.add(line)
+        elif not self._composed:  # lines that arrive before the screen is up wait for it
             self._pending.append((feed, line))
+        # else the screen is being taken down: nobody will read the line
 
     def on_resize(self, event: Resize) -> None:
         # More rows go to the log and chat; the rest to the melds (1fr).
         self.set_class(event.size.height >= 32, "-tall")
 
     def on_mount(self) -> None:
+        # The widgets' own children are mounted by the next refresh, not yet now: a view
+        # that arrives with the screen (a client back at its seat) waits until then.
+        self.call_after_refresh(self._ready)
+
+    def _ready(self) -> None:
         self._composed = True
         for feed, line in self._pending:
             self.query_one(f"#{feed}", Feed).add(line)

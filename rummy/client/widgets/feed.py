@@ -29,8 +29,13 @@ class Feed(VerticalScroll, can_focus=True):
         self.lines.clear()
         self._show()
 
+    def on_mount(self) -> None:
+        self._show()
+
     def _show(self) -> None:
-        body = self.query_one(".feed-lines", Static)
+        body = next(iter(self.query(".feed-lines").results(Static)), None)
+        if body is None:  # lines added before the feed is composed are shown on mount
+            return
         if self.lines:
             body.update(Content("\n").join(self.lines))
         else:
