@@ -29,6 +29,7 @@ test-long: setup
 lint: setup
 	$(BIN)/ruff check rummy tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: setup
 	$(BIN)/python -m pip install -q -e '.[bench]' || echo "open_spiel not installable here: comparison skipped"
