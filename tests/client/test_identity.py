@@ -15,8 +15,8 @@ from rummy.client.messages import SitRequested
 from rummy.client.screens.modals import NoticeScreen
 from rummy.client.screens.table import TableScreen
 from rummy.client.state import StateStore, seat_key
+from rummy.net import Client
 from rummy.protocol import PROTOCOL_VERSION, AddBot, CreateTable, Hello, Ok, Seated, Start, Welcome
-from rummy.protocol.aio import Client
 from rummy.server import Server, start_server
 from tests.client.conftest import screen_text
 

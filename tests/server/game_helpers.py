@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from rummy.engine.bots import make_bot
+from rummy.net import Client
 from rummy.protocol import (
     PROTOCOL_VERSION,
     AddBot,
@@ -31,7 +32,6 @@ from rummy.protocol import (
     Welcome,
     errors,
 )
-from rummy.protocol.aio import Client
 from rummy.server import Server, start_server
 
 TIMEOUT = 20.0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from rummy.engine.bots import make_bot
+from rummy.net import Client
 from rummy.protocol import Clock, Ok, Rejoin, TableOptions, Watch, Watching
-from rummy.protocol.aio import Client
 from rummy.protocol.wire import DealStartedWire
 from rummy.server import start_server
 from rummy.server.clock import TurnClock

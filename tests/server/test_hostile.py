@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 import msgpack
 import pytest
 
+from rummy.net import Client
 from rummy.protocol import (
     PROTOCOL_VERSION,
     CreateTable,
@@ -25,7 +26,6 @@ from rummy.protocol import (
     errors,
     frame,
 )
-from rummy.protocol.aio import Client
 from rummy.protocol.wire import DrawStockWire
 from rummy.server import Server, start_server
 

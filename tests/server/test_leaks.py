@@ -21,8 +21,8 @@ import msgpack
 import msgspec
 
 from rummy.engine import Game, GameRecord, view_for
+from rummy.net import Client
 from rummy.protocol import Watch, Watching, event_to_wire, view_to_wire
-from rummy.protocol.aio import Client
 from rummy.server import Server
 
 from .game_helpers import close_all, connect, play_again, play_all, server, table_of_four

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rummy.engine import view_for
+from rummy.net import Client
 from rummy.protocol import (
     PROTOCOL_VERSION,
     CreateTable,
@@ -17,7 +18,6 @@ from rummy.protocol import (
     Welcome,
     errors,
 )
-from rummy.protocol.aio import Client
 from rummy.protocol.wire import StockDrawnWire
 from rummy.server import Server, start_server
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from rummy.engine import Game, GameRecord, move_from_data, view_for
 from rummy.engine.bots import make_bot
+from rummy.net import Client
 from rummy.protocol import (
     PROTOCOL_VERSION,
     AddBot,
@@ -32,7 +33,6 @@ from rummy.protocol import (
     TableOptions,
     Welcome,
 )
-from rummy.protocol.aio import Client
 
 from .game_helpers import play, play_all
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from rummy.net import Client
 from rummy.protocol import PROTOCOL_VERSION, Error, Hello, Rejoin, Seated, Welcome, errors
-from rummy.protocol.aio import Client
 from rummy.server import Server
 
 from .game_helpers import close_all, connect, play_all, server, table_of_four

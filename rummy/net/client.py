@@ -1,10 +1,10 @@
 """A tiny asyncio client over the protocol, for tests, load generators and bots.
 
-It is the one module of ``rummy.protocol`` that touches a socket, and nothing
-else in the package imports it. ``request`` sends a request and returns the
-server's direct answer (the message repeating its id); every push updates the
-client's picture (``table``, ``game``, ``view``, ``clock``, ``lobby``, ``chat``)
-and can be awaited with ``until``::
+The protocol (``rummy.protocol``) is sans-I/O; this is the socket around it, kept
+out of that package so that the protocol imports no socket and no asyncio.
+``request`` sends a request and returns the server's direct answer (the message
+repeating its id); every push updates the client's picture (``table``, ``game``,
+``view``, ``clock``, ``lobby``, ``chat``) and can be awaited with ``until``::
 
     c = await Client.connect(host, port)
     await c.request(Hello, version=PROTOCOL_VERSION, name="Ann")
@@ -21,9 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import Move, PlayerView
-from .codec import encode, server_decoder
-from .errors import ProtocolError
-from .messages import (
+from ..protocol.codec import encode, server_decoder
+from ..protocol.errors import ProtocolError
+from ..protocol.messages import (
     ChatLine,
     Clock,
     Error,
@@ -36,7 +36,7 @@ from .messages import (
     Table,
     TableInfo,
 )
-from .wire import move_to_wire, view_from_wire
+from ..protocol.wire import move_to_wire, view_from_wire
 
 
 class Client:
