@@ -20,6 +20,7 @@ from platformdirs import user_state_dir
 from ..protocol.messages import DEFAULT_PORT
 from .listener import Server, start_server
 from .ssh.cli import add_ssh_arguments, start_ssh_from_args
+from .web.cli import add_web_arguments, start_web_from_args
 
 
 def default_db() -> Path:
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="full: every move on disk before it is told (survives power cuts); normal: survives a crash",
     )
     add_ssh_arguments(p)
+    add_web_arguments(p)
     return p
 
 
@@ -64,7 +66,7 @@ def public_address(server: Server) -> str:
     return f"{host}:{server.port}"
 
 
-# The SSH server's clients connect from here; it applies its own per-address cap.
+# The SSH and web doors' clients connect from here; each door applies its own per-address cap.
 LOOPBACK = frozenset({"127.0.0.1", "::1"})
 
 
@@ -77,7 +79,7 @@ async def serve(args: argparse.Namespace) -> None:
         deal_pause=args.deal_pause,
         max_connections=args.max_connections,
         max_per_address=args.max_per_address,
-        uncapped_addresses=LOOPBACK if args.ssh_port is not None else frozenset(),
+        uncapped_addresses=LOOPBACK if (args.ssh_port, args.web_port) != (None, None) else frozenset(),
         rate=args.rate,
         burst=args.burst,
         sync=args.sync,
@@ -97,9 +99,13 @@ async def serve(args: argparse.Namespace) -> None:
         flush=True,
     )
     public_host = public_address(server).rpartition(":")[0]
+    ssh = web = None
     try:
         ssh = await start_ssh_from_args(args, server.host, server.port, public_host)
+        web = await start_web_from_args(args, server.host, server.port, public_host)
     except SystemExit:
+        if ssh is not None:
+            await ssh.close()
         await server.close()
         raise
     stop = asyncio.Event()
@@ -107,8 +113,11 @@ async def serve(args: argparse.Namespace) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
+    # First the doors: their clients are players of this server.
+    if web is not None:
+        await web.close()
     if ssh is not None:
-        await ssh.close()  # first: its clients are players of this server
+        await ssh.close()
     await server.close()
 
 

@@ -1,0 +1,99 @@
+"""The ``--web-*`` options of ``rummy-server`` and starting the browser door beside the game server.
+
+Kept here so that the server's own CLI needs two lines: one to add the
+options, one to start (or not start) the web front door. aiohttp is loaded
+only when ``--web-port`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rummy.server.ssh.cli import default_state_dir, game_address
+from rummy.server.web.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, DEFAULT_MAX_SESSIONS
+
+if TYPE_CHECKING:
+    from rummy.server.ssh.session import ClientCommand
+    from rummy.server.web.server import WebGameServer
+
+
+def add_web_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("web", "let players join from a browser")
+    group.add_argument(
+        "--web-port", type=int, default=None, metavar="PORT", help="also serve the game to browsers on PORT"
+    )
+    group.add_argument(
+        "--web-host", default=None, metavar="ADDR", help="address for the web door (default: as --host)"
+    )
+    group.add_argument(
+        "--web-max-sessions",
+        type=int,
+        default=DEFAULT_MAX_SESSIONS,
+        metavar="N",
+        help=f"browser sessions at once in all, each a client process (default {DEFAULT_MAX_SESSIONS})",
+    )
+    group.add_argument(
+        "--web-max-per-address",
+        type=int,
+        default=DEFAULT_MAX_PER_ADDRESS,
+        metavar="N",
+        help=f"browser sessions at once from one address (default {DEFAULT_MAX_PER_ADDRESS})",
+    )
+    group.add_argument(
+        "--web-idle-timeout",
+        type=float,
+        default=DEFAULT_IDLE_TIMEOUT,
+        metavar="SECONDS",
+        help=f"close a browser session after this long without a key pressed (0: never; "
+        f"default {DEFAULT_IDLE_TIMEOUT:g})",
+    )
+    group.add_argument(
+        "--web-behind-proxy",
+        action="store_true",
+        help="a reverse proxy on this machine forwards to the web port: take the player's address "
+        "and https from its X-Forwarded-For and X-Forwarded-Proto headers",
+    )
+
+
+async def start_web_from_args(
+    args: argparse.Namespace,
+    game_host: str,
+    game_port: int,
+    public_host: str,
+    *,
+    state_dir: Path | None = None,
+    client_command: ClientCommand | None = None,
+) -> WebGameServer | None:
+    """Start the web door if ``--web-port`` was given (None otherwise) and say
+    where to point a browser. Raises SystemExit with a readable message when it
+    cannot start."""
+    if args.web_port is None:
+        return None
+    try:
+        from rummy.server.web.server import start_web_server
+    except ImportError as exc:
+        raise SystemExit(f"rummy-server: web hosting needs a Unix system with ptys ({exc})") from None
+    try:
+        server = await start_web_server(
+            args.web_host if args.web_host is not None else args.host,
+            args.web_port,
+            game_address(game_host, game_port),
+            state_dir or default_state_dir(),
+            client_command,
+            max_sessions=args.web_max_sessions,
+            max_per_address=args.web_max_per_address,
+            idle_timeout=args.web_idle_timeout,
+            behind_proxy=args.web_behind_proxy,
+        )
+    except OSError as exc:
+        raise SystemExit(f"rummy-server: cannot serve the web: {exc}") from None
+    host = f"[{public_host}]" if ":" in public_host else public_host
+    print(
+        f"rummy-server web on port {server.port}; players open: http://{host}:{server.port}/",
+        file=sys.stdout,
+        flush=True,
+    )
+    return server

@@ -1,0 +1,142 @@
+"""The pages a browser gets: the game page, the name form, the favicon.
+
+The game page is textual-serve's front end (its ``textual.js``: xterm.js with
+the glue that speaks to ``/ws``) in a page of ours: everything it loads comes
+from this server, nothing from the internet (textual-serve's own page fetches
+a font from Google; we serve the copy its wheel ships).
+"""
+
+from __future__ import annotations
+
+import html
+from string import Template
+
+TITLE = "Persian Rummy"
+FONT = "/static/fonts/RobotoMono-VariableFont_wght.ttf"
+
+_STYLE = """
+@font-face { font-family: "Roboto Mono"; src: url("$font") format("truetype"); font-weight: 100 700; }
+html, body { margin: 0; height: 100%; background: #0c181f; color: #e8eef2;
+  font-family: "Roboto Mono", Menlo, monospace; }
+"""
+
+_GAME = Template(
+    """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>$title</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="preload" href="$font" as="font" type="font/ttf" crossorigin>
+<link rel="stylesheet" href="/static/css/xterm.css">
+<style>
+"""
+    + _STYLE
+    + """
+#terminal { position: absolute; inset: 0; }
+.notice { position: absolute; inset: 0; display: flex; flex-direction: column; align-items: center;
+  justify-content: center; gap: 1em; background: #0c181fe6; z-index: 10; text-align: center; }
+body.-first-byte #starting { display: none; }
+#ended { display: none; }
+body.-closed #ended { display: flex; }
+button, a.button { font: inherit; padding: 0.6em 1.6em; border: none; background: #5e0ba7; color: #fff;
+  cursor: pointer; text-decoration: none; }
+a { color: #9fd3ff; }
+</style>
+<script nonce="$nonce">
+// textual.js shows only that the connection closed; keep the reason the server gave.
+// And it leaves the keyboard elsewhere: give it to the terminal once the game is there.
+const NativeWebSocket = window.WebSocket;
+window.WebSocket = class extends NativeWebSocket {
+  constructor(url, protocols) {
+    super(url, protocols);
+    this.addEventListener("message", () => {
+      if (document.activeElement === document.body) document.querySelector("#terminal textarea")?.focus();
+    });
+    this.addEventListener("close", (event) => {
+      if (event.reason) document.getElementById("reason").textContent = event.reason;
+    });
+  }
+};
+</script>
+<script src="/static/js/textual.js"></script>
+</head>
+<body>
+<div id="terminal" class="textual-terminal" data-font-size="$font_size"></div>
+<div id="starting" class="notice"><p>Starting the game for $name&hellip;</p></div>
+<div id="ended" class="notice">
+  <p id="reason">The game has ended.</p>
+  <button id="again" type="button">Play again</button>
+  <p><a href="/name">Play under another name</a></p>
+</div>
+<script nonce="$nonce">
+// The game's socket is on this page's own host, with TLS when the page has it
+// (so it works the same behind an HTTPS reverse proxy).
+const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+document.getElementById("terminal").dataset.sessionWebsocketUrl = scheme + location.host + "/ws";
+document.getElementById("again").addEventListener("click", () => location.reload());
+</script>
+</body>
+</html>
+"""
+)
+
+_NAME = Template(
+    """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>$title</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<style>
+"""
+    + _STYLE
+    + """
+main { max-width: 34em; margin: 0 auto; padding: 3em 1em; line-height: 1.5; }
+h1 { font-size: 1.5em; }
+label { display: block; margin: 1.5em 0 0.5em; }
+input { font: inherit; font-size: 1.2em; padding: 0.4em; width: 100%; box-sizing: border-box;
+  background: #12232d; color: inherit; border: 1px solid #4a6a7d; }
+button { font: inherit; margin-top: 1em; padding: 0.6em 1.6em; border: none; background: #5e0ba7;
+  color: #fff; cursor: pointer; }
+.error { color: #ff9d9d; }
+.small { color: #9fb3bf; font-size: 0.9em; }
+</style>
+</head>
+<body>
+<main>
+<h1>$title</h1>
+<form method="post" action="/name">
+  <label for="name">Your name at the table</label>
+  <input id="name" name="name" maxlength="$limit" value="$name" autofocus required autocomplete="nickname">
+  <p class="error">$error</p>
+  <button type="submit">Play</button>
+</form>
+<p class="small">This browser keeps a private key to your seat: if the page closes, open it again in
+the same browser to get your seat back. Another browser, a private window or clearing cookies starts
+afresh.</p>
+</main>
+</body>
+</html>
+"""
+)
+
+# A card with a heart on green felt; drawn with shapes so no font is needed.
+FAVICON_SVG = b"""<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<rect width="32" height="32" rx="6" fill="#1d6b3a"/>
+<rect x="7" y="3" width="18" height="26" rx="3" fill="#fff" stroke="#0c181f" stroke-width="1"/>
+<path d="M16 23 L10 16.5 A3.6 3.6 0 0 1 16 11.5 A3.6 3.6 0 0 1 22 16.5 Z" fill="#c8102e"/>
+</svg>
+"""
+
+
+def game_page(name: str, nonce: str, font_size: int = 16) -> str:
+    return _GAME.substitute(title=TITLE, font=FONT, nonce=nonce, name=html.escape(name), font_size=font_size)
+
+
+def name_page(name: str = "", error: str = "", limit: int = 24) -> str:
+    return _NAME.substitute(
+        title=TITLE, font=FONT, name=html.escape(name), error=html.escape(error), limit=limit
+    )
