@@ -243,7 +243,7 @@ class WebGameServer:
         name = clean_name(raw if isinstance(raw, str) else None)
         if name is None:
             return await self._name_form(request, "Choose a name with at least one letter in it.")
-        response = web.HTTPSeeOther("/")
+        response = web.Response(status=303, headers={"Location": "/"})
         response.set_cookie(
             NAME_COOKIE,
             name_cookie_value(name),

@@ -142,17 +142,21 @@ class BrowserSession:
             if not waiter.done():
                 child.hang_up(self._hangup_grace)
             status = await asyncio.shield(waiter)
-            for task in (reader, stopper, idle):
+            for task in (stopper, idle):
                 task.cancel()
             log.info("web session %s: client pid %d ended (%s)", self.label, child.pid, _describe(status))
             if self._ending is None:
                 self._ending = _client_ended(status)
             self._finished = True
+            self._in_drained.set()  # no one will read more keys
             self._out_ready.set()  # let the writer send the last output, then stop
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer, self._hangup_grace)
-            writer.cancel()
             await self._close(*self._ending)
+            # The reader ends with the closing handshake. It is not cancelled before:
+            # aiohttp drops the connection without a close frame (and its reason) then.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(reader, self._hangup_grace)
 
     def end(self, code: int, reason: str) -> None:
         """Ask the session to end (the page is told ``reason``); ``wait()`` for it."""
