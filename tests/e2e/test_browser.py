@@ -1,0 +1,140 @@
+"""End to end in a real browser: a ``rummy-server --web-port`` process and a
+headless Chromium (Debian's package, driven by Playwright).
+
+The player opens the page, types a name once, lands in the lobby, creates a
+table, seats three bots, starts, and draws a card by pressing a key; a reload
+brings them back to the same seat with the same hand; another browser with the
+same name does not get that seat; closing the page leaves no process behind.
+What the page's terminal draws is read as tests/e2e/browser.py explains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.browser import PageTerminal, chromium
+
+SERVER = Path(sys.executable).parent / "rummy-server"
+
+
+@dataclass
+class RunningServer:
+    process: subprocess.Popen[str]
+    url: str
+
+    def clients(self) -> set[int]:
+        """The server's child processes: one game client per open page."""
+        found: set[int] = set()
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            found.update(int(pid) for pid in (task / "children").read_text().split())
+        return found
+
+
+@pytest.fixture
+def web_server(tmp_path: Path) -> Iterator[RunningServer]:
+    log = (tmp_path / "server.log").open("w")
+    process = subprocess.Popen(
+        [
+            str(SERVER),
+            *("--host", "127.0.0.1", "--port", "0", "--web-port", "0"),
+            *("--db", str(tmp_path / "server.db"), "--bot-delay", "0"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+        # The server's state directory (where each browser's client state goes) is the
+        # test's own.
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "XDG_STATE_HOME": str(tmp_path / "state")},
+    )
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline(), process.stdout.readline()]
+        found = re.search(r"players open: (http://\S+)", lines[1])
+        assert found, lines
+        yield RunningServer(process, found.group(1).replace("0.0.0.0", "127.0.0.1"))
+    finally:
+        process.terminate()
+        process.wait(10)
+        log.close()
+
+
+async def _poll(check: Callable[[], bool], timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        assert loop.time() < deadline, "never came true"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_the_seat(
+    web_server: RunningServer,
+) -> None:
+    async with chromium() as browser:
+        context = await browser.new_context(viewport={"width": 1000, "height": 640})
+        page = await context.new_page()
+        term = PageTerminal(page)
+        elsewhere: list[str] = []
+        page.on("request", lambda r: None if r.url.startswith(web_server.url) else elsewhere.append(r.url))
+
+        # The page says what it is, and asks for a name (once: the browser keeps it).
+        await page.goto(web_server.url)
+        assert await page.title() == "Persian Rummy"
+        icon = await page.get_attribute("link[rel=icon]", "href")
+        assert icon is not None
+        assert (await page.request.get(web_server.url + icon.lstrip("/"))).ok
+        await page.fill("#name", "Ann")
+        await page.click("button[type=submit]")
+
+        # The lobby, drawn by the game client on the page's terminal.
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        await term.press("n")
+        await term.wait_for("New table")
+        await term.press("Control+s")
+        await term.wait_for("Your table: Ann's table")
+        for _ in range(3):
+            await term.press("b")
+        await term.wait_for(r"4: .*\(bot\)")
+        await term.press("g")
+
+        # The game: bots move at once, so it is soon this player's turn to draw.
+        await term.wait_for("Your turn: s draws")
+        seat = (await term.wait_for(r"▶ (\w+)\s+Ann\s+you\S*\s+\S+\s+7 cards")).group(1)
+        await term.press("s")
+        await term.wait_for("You drew from the stock")
+        await term.wait_for(rf"{seat}\s+Ann\s+you\S*\s+\S+\s+8 cards")
+        hand = (await term.wait_for(r"\n( +(?:\S+ +){7}\S+)\n +1 +2 +3 +4 +5 +6 +7 +8")).group(1)
+        [first_client] = web_server.clients()
+
+        # A reload is a new page and a new client, in the same seat with the same hand.
+        await page.reload()
+        await term.wait_for("You are back at your seat")
+        await term.wait_for(rf"{seat}\s+Ann\s+you\S*\s+\S+\s+8 cards")
+        assert hand in term.text()
+        assert term.sockets == 2
+        await _poll(lambda: len(web_server.clients()) == 1 and first_client not in web_server.clients())
+
+        # Another browser with the same name is someone else: the lobby, not that seat.
+        other = await browser.new_context(viewport={"width": 1000, "height": 640})
+        stranger = PageTerminal(await other.new_page())
+        await stranger.page.goto(web_server.url)
+        await stranger.page.fill("#name", "Ann")
+        await stranger.page.click("button[type=submit]")
+        await stranger.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        await stranger.wait_for(r"Ann's table\s+playing")
+        assert "Your table" not in stranger.text()
+        await _poll(lambda: len(web_server.clients()) == 2)
+
+        # Closing the pages ends their clients: nothing is left running on the host.
+        await context.close()
+        await other.close()
+        await _poll(lambda: not web_server.clients())
+        assert not elsewhere, f"the page loaded from elsewhere: {elsewhere}"
