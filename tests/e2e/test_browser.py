@@ -97,7 +97,7 @@ async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_
         # The lobby, drawn by the game client on the page's terminal.
         await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
         await term.press("n")
-        await term.wait_for("New table")
+        await term.wait_for(r"Create \(ctrl\+s\)")  # the form, not the footer
         await term.press("Control+s")
         await term.wait_for("Your table: Ann's table")
         for _ in range(3):

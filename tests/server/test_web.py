@@ -213,10 +213,28 @@ async def test_another_site_cannot_post_a_name_or_open_a_game(
     evil = {"Origin": "http://evil.example"}
     async with b.http.post(b.base + "/name", data={"name": "x"}, headers=evil) as r:
         assert r.status == 403
+    async with b.http.post(
+        b.base + "/name", data={"name": "x"}, headers={"Sec-Fetch-Site": "cross-site"}
+    ) as r:
+        assert r.status == 403  # what a current browser says of a form on another site
     with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
         await b.open(headers=evil)
     assert refused.value.status == 403
     assert server.session_count == 0
+    assert b.cookie(NAME_COOKIE) == "Ann"
+
+
+async def test_a_proxy_that_drops_the_port_from_host_still_lets_the_own_page_in(
+    server: WebGameServer, browsers: Callable[[], Browser]
+) -> None:
+    """nginx's ``$host`` is the name without the port: the page's own Origin still matches."""
+    b = browsers()
+    await b.sign_in("Ann")
+    own = {"Origin": "https://rummy.example:8443", "Host": "rummy.example"}
+    await (await b.open(headers=own)).wait_for(b"HELLO")
+    other_port = {"Origin": "https://rummy.example:8443", "Host": "rummy.example:9999"}
+    with pytest.raises(aiohttp.WSServerHandshakeError):
+        await b.open(headers=other_port)
 
 
 # -- identity ------------------------------------------------------------------------

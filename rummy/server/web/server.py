@@ -189,13 +189,20 @@ class WebGameServer:
 
     @staticmethod
     def _same_origin(request: web.Request) -> bool:
-        """A page of another site must not drive a game with this browser's cookie:
-        a browser always says where a form post or a websocket comes from."""
+        """A page of another site must not drive a game with this browser's cookie.
+        A browser says where a request comes from: ``Sec-Fetch-Site`` on a form post
+        (every current browser), ``Origin`` on a websocket, which must then name the
+        host the request was sent to (its name alone when a proxy dropped the port
+        from ``Host``, as nginx's ``$host`` does)."""
         site = request.headers.get("Sec-Fetch-Site")
-        if site is not None and site not in ("same-origin", "none"):
-            return False
+        if site is not None:
+            return site in ("same-origin", "none")
         origin = request.headers.get("Origin")
-        return origin is None or urlsplit(origin).netloc == request.host
+        if origin is None:
+            return True  # not a browser: it has no cookie of anyone else's to use
+        sent_to = urlsplit(origin)
+        host = request.host
+        return sent_to.netloc == host or (":" not in host.rsplit("]", 1)[-1] and sent_to.hostname == host)
 
     def _identify(self, request: web.Request, response: web.StreamResponse) -> BrowserId:
         """The browser's id, made now if it has none; the cookie is set again on
@@ -283,6 +290,12 @@ class WebGameServer:
 
     async def _websocket(self, request: web.Request) -> web.StreamResponse:
         if not self._same_origin(request):
+            log.warning(
+                "refused a game socket from another site: Origin %r, Host %r, Sec-Fetch-Site %r",
+                request.headers.get("Origin"),
+                request.host,
+                request.headers.get("Sec-Fetch-Site"),
+            )
             raise web.HTTPForbidden(text="The game must be opened from this server's own page.")
         browser = BrowserId.parse(request.cookies.get(COOKIE))
         name = name_from_cookie(request.cookies.get(NAME_COOKIE))
