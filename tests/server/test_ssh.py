@@ -13,7 +13,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import asyncssh
@@ -26,17 +26,9 @@ from rummy.server.ssh import HOST_KEY_NAME, HostKeyError, sanitise_name, start_s
 from rummy.server.ssh.cli import game_address, start_ssh_from_args
 from rummy.server.ssh.limits import MAX_SESSIONS_PER_CONNECTION
 from rummy.server.ssh.server import SSHGameServer
+from tests.server.door_helpers import TIMEOUT, field, process_gone, standin, wait_until
 
-STANDIN = str(Path(__file__).with_name("ssh_standin.py"))
 GAME_ADDRESS = "127.0.0.1:4567"  # the stand-in only prints it
-TIMEOUT = 10.0
-
-
-def standin(*extra: str) -> Callable[[str, str], Sequence[str]]:
-    def command(address: str, name: str) -> list[str]:
-        return [sys.executable, STANDIN, address, "--name", name, *extra]
-
-    return command
 
 
 async def serve(state_dir: Path, **kwargs: object) -> SSHGameServer:
@@ -126,10 +118,6 @@ class Screen:
     async def rest(self) -> bytes:
         self.data += await asyncio.wait_for(self.process.stdout.read(), TIMEOUT)
         return self.data
-
-
-def field(line: str, name: str) -> str:
-    return next(part.split("=", 1)[1] for part in line.split() if part.startswith(f"{name}="))
 
 
 async def test_pty_session_runs_client_with_keys_resize_and_exit_status(
@@ -303,22 +291,6 @@ async def test_named_host_key_is_used_and_must_exist(tmp_path: Path, keys: list[
     assert not (tmp_path / "state" / HOST_KEY_NAME).exists()
 
 
-def _process_gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)  # succeeds for a zombie too: gone means reaped
-    except ProcessLookupError:
-        return True
-    return False
-
-
-async def _wait_until(check: Callable[[], bool]) -> None:
-    async def poll() -> None:
-        while not check():
-            await asyncio.sleep(0.02)
-
-    await asyncio.wait_for(poll(), TIMEOUT)
-
-
 def _open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
@@ -336,12 +308,12 @@ async def test_dropped_session_ends_and_reaps_the_client(
         screen = Screen(await open_terminal(conn))
         pid = int(field(await screen.line_after(b"HELLO"), "pid"))
         await screen.wait_for(b"SIZE")
-        assert not _process_gone(pid)
+        assert not process_gone(pid)
         conn.abort()  # the network goes away, no goodbye
-        await _wait_until(lambda: _process_gone(pid))
-        await _wait_until(lambda: srv.connection_count == 0)
+        await wait_until(lambda: process_gone(pid))
+        await wait_until(lambda: srv.connection_count == 0)
         if fds_before is not None:
-            await _wait_until(lambda: _open_fds() <= fds_before)
+            await wait_until(lambda: _open_fds() <= fds_before)
 
 
 async def test_closing_the_server_ends_every_client(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:
@@ -350,7 +322,7 @@ async def test_closing_the_server_ends_every_client(tmp_path: Path, keys: list[a
     screen = Screen(await open_terminal(conn))
     pid = int(field(await screen.line_after(b"HELLO"), "pid"))
     await srv.close()
-    assert _process_gone(pid)
+    assert process_gone(pid)
     await screen.process.wait_closed()
     conn.close()
 
@@ -363,7 +335,7 @@ async def test_per_address_connection_limit(tmp_path: Path, keys: list[asyncssh.
             await connect(srv, "c", keys[0])
         first.close()
         await first.wait_closed()
-        await _wait_until(lambda: srv.connection_count == 1)
+        await wait_until(lambda: srv.connection_count == 1)
         third = await connect(srv, "c", keys[0])
         second.close()
         third.close()
@@ -398,7 +370,7 @@ async def test_idle_session_is_closed_with_a_notice(tmp_path: Path, keys: list[a
             # ...and silence ends it, with a line saying why.
             data = await screen.rest()
             assert b"without a key pressed" in data
-        await _wait_until(lambda: _process_gone(pid))
+        await wait_until(lambda: process_gone(pid))
 
 
 # -- the real thing: game server + real client over SSH ---------------------------

@@ -15,9 +15,8 @@ import hashlib
 import json
 import os
 import re
-import sys
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import aiohttp
@@ -28,17 +27,9 @@ from rummy.server.web import BrowserId, WebGameServer, start_web_server
 from rummy.server.web.cli import start_web_from_args
 from rummy.server.web.identity import COOKIE, NAME_COOKIE, forget_stale
 from rummy.server.web.session import CLOSE_CLIENT_ENDED, CLOSE_IDLE, CLOSE_REPLACED
+from tests.server.door_helpers import TIMEOUT, field, process_gone, standin, wait_until
 
-STANDIN = str(Path(__file__).with_name("ssh_standin.py"))
 GAME_ADDRESS = "127.0.0.1:4567"  # the stand-in only prints it
-TIMEOUT = 10.0
-
-
-def standin(*extra: str) -> Callable[[str, str], Sequence[str]]:
-    def command(address: str, name: str) -> list[str]:
-        return [sys.executable, STANDIN, address, "--name", name, *extra]
-
-    return command
 
 
 async def serve(state_dir: Path, **kwargs: object) -> WebGameServer:
@@ -136,26 +127,6 @@ class Page:
 
     async def send(self, kind: str, data: object) -> None:
         await self.ws.send_str(json.dumps([kind, data]))
-
-
-def field(line: str, name: str) -> str:
-    return next(part.split("=", 1)[1] for part in line.split() if part.startswith(f"{name}="))
-
-
-def _process_gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)  # succeeds for a zombie too: gone means reaped
-    except ProcessLookupError:
-        return True
-    return False
-
-
-async def _wait_until(check: Callable[[], bool]) -> None:
-    async def poll() -> None:
-        while not check():
-            await asyncio.sleep(0.02)
-
-    await asyncio.wait_for(poll(), TIMEOUT)
 
 
 # -- pages ---------------------------------------------------------------------------
@@ -257,7 +228,7 @@ async def test_a_browser_keeps_its_state_dir_and_another_browser_never_shares_it
     assert state == f"STATE new dir={expected}"
     assert expected.stat().st_mode & 0o777 == 0o700
     await page.ws.close()
-    await _wait_until(lambda: server.session_count == 0)
+    await wait_until(lambda: server.session_count == 0)
 
     again = await ann.open()  # a reload, or coming back later in the same browser
     assert await again.line_after(b"STATE") == f"STATE seen dir={expected}"
@@ -349,7 +320,7 @@ async def test_too_big_a_message_ends_only_that_session(
     await calm.wait_for(b"HELLO")
     await page.send("stdin", "x" * 100_000)
     await page.closed()
-    await _wait_until(lambda: _process_gone(pid))
+    await wait_until(lambda: process_gone(pid))
     await calm.send("stdin", "y")
     assert (await calm.line_after(b"KEY")).startswith("KEY 79")
 
@@ -365,8 +336,8 @@ async def test_quitting_the_client_closes_the_page_with_a_reason(
     code, reason = await page.closed()
     assert code == CLOSE_CLIENT_ENDED and "exit status 3" in reason
     assert b"KEY 71" in page.data  # its last words reached the page before the close
-    assert _process_gone(pid)
-    await _wait_until(lambda: server.session_count == 0)
+    assert process_gone(pid)
+    await wait_until(lambda: server.session_count == 0)
 
 
 # -- cleanup -------------------------------------------------------------------------
@@ -375,12 +346,13 @@ async def test_quitting_the_client_closes_the_page_with_a_reason(
 @pytest.mark.parametrize("ignore_hup", [False, True])
 async def test_a_closed_page_ends_and_reaps_its_client(tmp_path: Path, ignore_hup: bool) -> None:
     """The page goes away without a goodbye: the client gets SIGHUP (SIGKILL if it
-    ignores that) and is reaped, and its place is free again."""
+    ignores that) and is reaped, its place is free again, and no fd is left open."""
     extra = ("--ignore-hup",) if ignore_hup else ()
     async with await serve(tmp_path / "state", client_command=standin(*extra)) as srv:
         b = Browser(srv)
         try:
             await b.sign_in("Ann")
+            fds_before = set(os.listdir("/proc/self/fd"))
             # A websocket opened by hand, so that its TCP connection can be dropped
             # without a goodbye, as a crashed browser or a lost network would.
             reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
@@ -391,11 +363,13 @@ async def test_a_closed_page_ends_and_reaps_its_client(tmp_path: Path, ignore_hu
                 f"{NAME_COOKIE}={b.cookie(NAME_COOKIE)}\r\n\r\n".encode()
             )
             assert (await reader.readline()).startswith(b"HTTP/1.1 101")
-            await _wait_until(lambda: len(srv.client_pids) == 1)
+            await wait_until(lambda: len(srv.client_pids) == 1)
             [pid] = srv.client_pids
             writer.transport.abort()
-            await _wait_until(lambda: _process_gone(pid))
-            await _wait_until(lambda: srv.session_count == 0)
+            await wait_until(lambda: process_gone(pid))
+            await wait_until(lambda: srv.session_count == 0)
+            # The pty, the socket and the pipes are all closed: no fd is left behind either.
+            await wait_until(lambda: set(os.listdir("/proc/self/fd")) <= fds_before)
         finally:
             await b.close()
 
@@ -408,7 +382,7 @@ async def test_closing_the_server_ends_every_client(tmp_path: Path) -> None:
         page = await b.open()
         pid = int(field(await page.line_after(b"HELLO"), "pid"))
         await srv.close()
-        assert _process_gone(pid)
+        assert process_gone(pid)
         code, reason = await page.closed()
         assert code == 1001 and "shutting down" in reason
     finally:
@@ -428,7 +402,7 @@ async def test_a_second_tab_of_the_same_browser_takes_over_the_game(
     code, reason = await first.closed()
     assert code == CLOSE_REPLACED and "another tab" in reason
     hello = await second.line_after(b"HELLO")
-    assert _process_gone(first_pid)
+    assert process_gone(first_pid)
     assert int(field(hello, "pid")) != first_pid
     assert (await second.line_after(b"STATE")).startswith("STATE seen")
     assert server.session_count == 1
@@ -449,7 +423,7 @@ async def test_sessions_per_address_are_limited(tmp_path: Path) -> None:
             code, reason = await (await made[2].open()).closed()
             assert code == 1013 and "at most 2" in reason
             await first.ws.close()
-            await _wait_until(lambda: srv.session_count == 1)
+            await wait_until(lambda: srv.session_count == 1)
             await (await made[2].open()).wait_for(b"HELLO")  # a freed place can be used again
         finally:
             for b in made:
@@ -502,7 +476,7 @@ async def test_an_idle_session_is_closed_with_a_reason(tmp_path: Path) -> None:
             assert srv.session_count == 1
             code, reason = await page.closed()  # ...and silence ends it
             assert code == CLOSE_IDLE and "without a key pressed" in reason
-            await _wait_until(lambda: _process_gone(pid))
+            await wait_until(lambda: process_gone(pid))
         finally:
             await b.close()
 

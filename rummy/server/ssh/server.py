@@ -29,19 +29,11 @@ from rummy.server.ssh.limits import (
     MAX_SESSIONS_PER_CONNECTION,
 )
 from rummy.server.ssh.session import ClientCommand, GameSession, SessionSettings, default_client_command
+from rummy.server.wording import duration
 
 log = logging.getLogger(__name__)
 
 IDLE_NOTICE = "rummy: closing this session after {duration} without a key pressed.\r\n"
-
-
-def _duration(seconds: float) -> str:
-    """'45 seconds', '1 minute', '30 minutes': how a player says it."""
-    if seconds < 120:
-        amount, unit = round(seconds), "second"
-    else:
-        amount, unit = round(seconds / 60), "minute"
-    return f"{amount} {unit}{'' if amount == 1 else 's'}"
 
 
 class _Shared:
@@ -124,7 +116,7 @@ class GameSSHConnection(asyncssh.SSHServer):
             self._arm_idle_timer(remaining)
             return
         log.info("closing idle ssh connection from %s", self._peer)
-        notice = IDLE_NOTICE.format(duration=_duration(timeout)).encode()
+        notice = IDLE_NOTICE.format(duration=duration(timeout)).encode()
         for session in self._sessions:
             session.notify(notice)
         if self._conn is not None:

@@ -22,6 +22,7 @@ import asyncssh
 
 from rummy.server.ssh.identity import ClientStateDir, Identity
 from rummy.server.ssh.pty_child import INPUT_HIGH_WATER, PtyChild, WindowSize
+from rummy.server.wording import exit_words
 
 log = logging.getLogger(__name__)
 
@@ -236,7 +237,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             child.write(bytes(self._early_input))
         self._early_input.clear()
         status = await child.wait()
-        log.info("client pid %d of %r ended: %s", child.pid, identity.user_name, _describe_status(status))
+        log.info("client pid %d of %r ended: %s", child.pid, identity.user_name, exit_words(status))
         return status
 
 
@@ -251,12 +252,3 @@ def _close_with_status(chan: asyncssh.SSHServerChannel[bytes], status: int) -> N
         chan.exit(128 + (-status & 0x7F))
         return
     chan.exit_with_signal(name)
-
-
-def _describe_status(status: int) -> str:
-    if status >= 0:
-        return f"exit status {status}"
-    try:
-        return f"killed by {signal.Signals(-status).name}"
-    except ValueError:
-        return f"killed by signal {-status}"

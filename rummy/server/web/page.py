@@ -20,15 +20,19 @@ html, body { margin: 0; height: 100%; background: #0c181f; color: #e8eef2;
   font-family: "Roboto Mono", Menlo, monospace; }
 """
 
-_GAME = Template(
-    """<!DOCTYPE html>
+# What both pages begin with: what the page is, and its icon.
+_HEAD = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>$title</title>
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
-<link rel="preload" href="$font" as="font" type="font/ttf" crossorigin>
+"""
+
+_GAME = Template(
+    _HEAD
+    + """<link rel="preload" href="$font" as="font" type="font/ttf" crossorigin>
 <link rel="stylesheet" href="/static/css/xterm.css">
 <style>
 """
@@ -83,14 +87,8 @@ document.getElementById("again").addEventListener("click", () => location.reload
 )
 
 _NAME = Template(
-    """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>$title</title>
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
-<style>
+    _HEAD
+    + """<style>
 """
     + _STYLE
     + """

@@ -21,7 +21,6 @@ import contextlib
 import json
 import logging
 import os
-import signal
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from aiohttp import WSMsgType, web
 
 from rummy.server.ssh.pty_child import INPUT_HIGH_WATER, PtyChild
 from rummy.server.web.limits import MAX_COLUMNS, MAX_ROWS, OUTPUT_HIGH_WATER
+from rummy.server.wording import duration, exit_words
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ class BrowserSession:
             status = await asyncio.shield(waiter)
             for task in (stopper, idle):
                 task.cancel()
-            log.info("web session %s: client pid %d ended (%s)", self.label, child.pid, _describe(status))
+            log.info("web session %s: client pid %d ended (%s)", self.label, child.pid, exit_words(status))
             if self._ending is None:
                 self._ending = _client_ended(status)
             self._finished = True
@@ -235,7 +235,7 @@ class BrowserSession:
             remaining = self._last_activity + self._idle_timeout - self._loop.time()
             if remaining <= 0:
                 log.info("closing idle web session %s", self.label)
-                self.end(CLOSE_IDLE, f"Closed after {_duration(self._idle_timeout)} without a key pressed.")
+                self.end(CLOSE_IDLE, f"Closed after {duration(self._idle_timeout)} without a key pressed.")
                 return
             await asyncio.sleep(remaining)
 
@@ -243,22 +243,4 @@ class BrowserSession:
 def _client_ended(status: int) -> tuple[int, str]:
     if status == 0:
         return CLOSE_CLIENT_ENDED, "You left the game."
-    return CLOSE_CLIENT_ENDED, f"The game stopped ({_describe(status)}); please tell the host."
-
-
-def _describe(status: int) -> str:
-    if status >= 0:
-        return f"exit status {status}"
-    try:
-        return f"killed by {signal.Signals(-status).name}"
-    except ValueError:
-        return f"killed by signal {-status}"
-
-
-def _duration(seconds: float) -> str:
-    """'45 seconds', '1 minute', '30 minutes': how a player says it."""
-    if seconds < 120:
-        amount, unit = round(seconds), "second"
-    else:
-        amount, unit = round(seconds / 60), "minute"
-    return f"{amount} {unit}{'' if amount == 1 else 's'}"
+    return CLOSE_CLIENT_ENDED, f"The game stopped ({exit_words(status)}); please tell the host."

@@ -1,0 +1,42 @@
+"""What the SSH and web door tests share: the stand-in client and polling for the end of a process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+STANDIN = str(Path(__file__).with_name("ssh_standin.py"))
+TIMEOUT = 10.0
+
+
+def standin(*extra: str) -> Callable[[str, str], Sequence[str]]:
+    """The client command that runs ssh_standin.py (it reports what it was given)."""
+
+    def command(address: str, name: str) -> list[str]:
+        return [sys.executable, STANDIN, address, "--name", name, *extra]
+
+    return command
+
+
+def field(line: str, name: str) -> str:
+    """``name=value`` out of one of the stand-in's report lines."""
+    return next(part.split("=", 1)[1] for part in line.split() if part.startswith(f"{name}="))
+
+
+def process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # succeeds for a zombie too: gone means reaped
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def wait_until(check: Callable[[], bool]) -> None:
+    async def poll() -> None:
+        while not check():
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(poll(), TIMEOUT)
