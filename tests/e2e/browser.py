@@ -88,6 +88,19 @@ class PageTerminal:
     async def press(self, key: str) -> None:
         await self.page.keyboard.press(key)
 
+    async def click(self, text: str) -> None:
+        """Click with the mouse on ``text`` where the terminal shows it."""
+        lines = self.screen.display
+        row = next((i for i, line in enumerate(lines) if text in line), None)
+        assert row is not None, f"{text!r} is not on the screen:\n{self.text()}"
+        column = lines[row].index(text)
+        box = await self.page.locator("#terminal .xterm-screen").bounding_box()
+        assert box is not None
+        cell_width, cell_height = box["width"] / self.screen.columns, box["height"] / self.screen.lines
+        await self.page.mouse.click(
+            box["x"] + (column + 0.5) * cell_width, box["y"] + (row + 0.5) * cell_height
+        )
+
 
 @asynccontextmanager
 async def chromium() -> AsyncIterator[Any]:

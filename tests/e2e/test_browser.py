@@ -1,8 +1,9 @@
 """End to end in a real browser: a ``rummy-server --web-port`` process and a
 headless Chromium (Debian's package, driven by Playwright).
 
-The player opens the page, types a name once, lands in the lobby, creates a
-table, seats three bots, starts, and draws a card by pressing a key; a reload
+The player opens the page, types a name once, lands in the lobby, resizes the
+window, opens the new-table form with a mouse click, creates a table, seats
+three bots, starts, and draws a card by pressing a key; a reload
 brings them back to the same seat with the same hand; another browser with the
 same name does not get that seat; closing the page leaves no process behind.
 What the page's terminal draws is read as tests/e2e/browser.py explains.
@@ -94,9 +95,14 @@ async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_
         await page.fill("#name", "Ann")
         await page.click("button[type=submit]")
 
-        # The lobby, drawn by the game client on the page's terminal.
+        # The lobby, drawn by the game client on the page's terminal; it follows the
+        # window's size, and a mouse click works as in a terminal.
         await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
-        await term.press("n")
+        columns, rows = term.screen.columns, term.screen.lines
+        await page.set_viewport_size({"width": 800, "height": 520})
+        await _poll(lambda: term.screen.columns < columns and term.screen.lines < rows)
+        await _poll(lambda: "Quit" in term.screen.display[-1])  # the footer, drawn at the new bottom
+        await term.click("New table")
         await term.wait_for(r"Create \(ctrl\+s\)")  # the form, not the footer
         await term.press("Control+s")
         await term.wait_for("Your table: Ann's table")
