@@ -15,7 +15,9 @@ Printed, from /proc once every session is there: each client process's resident
 memory (RSS) and proportional share (PSS: shared pages such as the Python
 binary and libraries divided among the processes that map them, so the sum of
 the PSS is what the clients take from the machine), their mean and max, and how
-much the server process itself grew (the door's websocket, pty and buffers).
+much the server process itself grew (the door's websocket, pty and buffers);
+then the CPU the clients and the server use over ``--idle-seconds`` in which
+nobody presses a key.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ def memory_kib(pid: int) -> tuple[int, int]:
         name, value = line.split(":", 1)
         fields[name] = int(value.split()[0])
     return fields["Rss"], fields["Pss"]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU a process has used, from /proc/PID/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def children(pid: int) -> list[int]:
@@ -132,6 +140,11 @@ async def measure(args: argparse.Namespace, base: str, server_pid: int) -> dict[
         assert len(clients) == args.sessions, clients
         figures = [memory_kib(pid) for pid in clients]
         server_after = memory_kib(server_pid)
+        # CPU while nobody presses a key (bots may be playing at the tables with --play).
+        watched = [*clients, server_pid]
+        before = [cpu_seconds(pid) for pid in watched]
+        await asyncio.sleep(args.idle_seconds)
+        used = [cpu_seconds(pid) - b for pid, b in zip(watched, before, strict=True)]
     finally:
         for s in sessions:
             await s.close()
@@ -146,6 +159,8 @@ async def measure(args: argparse.Namespace, base: str, server_pid: int) -> dict[
         "client_pss_mib_max": max(pss) / 1024,
         "server_rss_growth_mib_per_session": (server_after[0] - server_before[0]) / 1024 / args.sessions,
         "server_rss_mib": server_after[0] / 1024,
+        "client_cpu_percent_mean": 100 * statistics.mean(used[:-1]) / args.idle_seconds,
+        "server_cpu_percent": 100 * used[-1] / args.idle_seconds,
     }
 
 
@@ -153,6 +168,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--play", action="store_true", help="each session starts a game against bots")
+    parser.add_argument("--idle-seconds", type=float, default=10.0, help="how long CPU is watched")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="rummy-web-bench-") as tmp:
@@ -186,6 +202,10 @@ def main() -> None:
     print(
         f"  the server process grew {result['server_rss_growth_mib_per_session']:.2f} MiB per session"
         f" (RSS {result['server_rss_mib']:.1f} MiB in all)"
+    )
+    print(
+        f"  CPU over {args.idle_seconds:g} s with no key pressed: {result['client_cpu_percent_mean']:.2f}%"
+        f" of a core per client, {result['server_cpu_percent']:.2f}% for the server"
     )
     if args.json:
         print(json.dumps(result))

@@ -13,7 +13,7 @@ DEFAULT_IDLE_TIMEOUT = 30 * 60.0
 # behind one router is four players, with room for a second tab or two.
 DEFAULT_MAX_PER_ADDRESS = 8
 # Browser sessions at once in all: each one is a client process of about
-# 70 MB (README, "Playing in a browser"), so this bounds the host's memory.
+# 36 MiB (README, "Playing in a browser"), so this bounds the host's memory.
 DEFAULT_MAX_SESSIONS = 64
 # New sessions one address may start: a burst, then one every few seconds.
 # Each start is a new Python process; a reload loop must not eat the CPU.
