@@ -300,6 +300,9 @@ async def test_malformed_messages_change_nothing(
         '["resize", {"width": "x"}]',
         '{"a": 1}',
         "[1,2,3]",
+        "[" * 30_000,  # nested deeper than the JSON parser goes
+        '["resize", [1, 2]]',
+        '["ping", "' + "9" * 100 + '"]',
     ):
         await page.ws.send_str(bad)
     await page.ws.send_bytes(b"\x00\x01")

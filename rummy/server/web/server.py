@@ -314,10 +314,16 @@ class WebGameServer:
             _query_int(request, "width", 80, MAX_COLUMNS),
             _query_int(request, "height", 24, MAX_ROWS),
         )
+        try:
+            state_dir = identity_dir(self.state_dir, browser)
+        except OSError as exc:
+            log.error("web session from %s: cannot make its state directory: %s", address, exc)
+            await ws.close(code=1011, message=b"The server cannot keep your seat; please tell the host.")
+            return ws
         session = BrowserSession(
             ws,
             self._client_command(self.game_address, name),
-            identity_dir(self.state_dir, browser),
+            state_dir,
             size,
             idle_timeout=self.idle_timeout,
             hangup_grace=self.hangup_grace,

@@ -179,7 +179,7 @@ class BrowserSession:
                 continue  # the front end sends text only
             try:
                 kind, data = json.loads(msg.data)
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, RecursionError):  # RecursionError: "[[[[..." nested deep
                 log.debug("web session %s: ignored a malformed message", self.label)
                 continue
             if kind == "stdin" and isinstance(data, str):
