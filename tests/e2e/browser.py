@@ -108,8 +108,11 @@ async def chromium() -> AsyncIterator[Any]:
     async_api = pytest.importorskip("playwright.async_api", reason="playwright is in the test extras")
     path = chromium_path()
     async with async_api.async_playwright() as p:
-        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-        browser = await p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start;
+        # --disable-dev-shm-usage: a container's small /dev/shm must not crash it.
+        browser = await p.chromium.launch(
+            executable_path=path, args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
         try:
             yield browser
         finally:

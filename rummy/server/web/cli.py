@@ -90,9 +90,13 @@ async def start_web_from_args(
         )
     except OSError as exc:
         raise SystemExit(f"rummy-server: cannot serve the web: {exc}") from None
-    host = f"[{public_host}]" if ":" in public_host else public_host
+    # Listening on every address: the machine's own on the network; else the one bound
+    # (behind a proxy that is loopback, and the proxy's address is the one to give).
+    host = public_host if server.host in ("", "0.0.0.0", "::") else server.host
+    host = f"[{host}]" if ":" in host else host
+    via = " through your reverse proxy" if args.web_behind_proxy else ""
     print(
-        f"rummy-server web on port {server.port}; players open: http://{host}:{server.port}/",
+        f"rummy-server web on port {server.port}; players open: http://{host}:{server.port}/{via}",
         file=sys.stdout,
         flush=True,
     )
