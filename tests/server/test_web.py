@@ -513,3 +513,24 @@ async def test_rummy_server_options_start_the_web_door(
     finally:
         await srv.close()
     assert await start_web_from_args(build_parser().parse_args([]), "0.0.0.0", 7325, "h") is None
+
+
+async def test_new_sessions_from_one_address_are_rate_limited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each session is a new process: a reload loop may not start them without end."""
+    monkeypatch.setattr("rummy.server.web.server.SESSION_START_BURST", 2)
+    monkeypatch.setattr("rummy.server.web.server.SESSION_START_RATE", 0.001)
+    async with await serve(tmp_path / "state") as srv:
+        b = Browser(srv)
+        try:
+            await b.sign_in("Ann")
+            for _ in range(2):
+                page = await b.open()
+                await page.wait_for(b"HELLO")
+                await page.ws.close()
+                await wait_until(lambda: srv.session_count == 0)
+            code, reason = await (await b.open()).closed()
+            assert code == 1013 and "wait a few seconds" in reason
+        finally:
+            await b.close()
