@@ -273,12 +273,13 @@ class WebGameServer:
         """Why a new session from ``address`` may not start now, or None."""
         if self._closing:
             return "The server is shutting down."
-        if browser.key_id in self._by_identity:
-            return None  # takes the place of this browser's other page
-        if len(self._sessions) >= self.max_sessions:
-            return f"The server is full ({self.max_sessions} players in browsers); try again later."
-        if self._per_address[address] >= self.max_per_address:
-            return f"Too many games from your address (at most {self.max_per_address}); close one first."
+        # A page that takes the place of this browser's other page needs no new place;
+        # it is a new process all the same, so the start rate counts it.
+        if browser.key_id not in self._by_identity:
+            if len(self._sessions) >= self.max_sessions:
+                return f"The server is full ({self.max_sessions} players in browsers); try again later."
+            if self._per_address[address] >= self.max_per_address:
+                return f"Too many games from your address (at most {self.max_per_address}); close one first."
         bucket = self._starts.get(address)
         if bucket is None:
             if len(self._starts) > 4096:
