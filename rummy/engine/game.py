@@ -82,6 +82,8 @@ _KIN: tuple[tuple[Card, ...], ...] = tuple(
 )
 
 
+_PACK_SET = frozenset(PACK)
+_POSITION_RNG = random.Random(0)  # never shuffled with: copied first (Game.in_position)
 # _FOLLOWS[c]: whether c + 1 is the next rank of c's suit (ids run rank-wise per suit).
 _FOLLOWS: tuple[bool, ...] = tuple(c < FIRST_JOKER and c % 13 != 12 for c in PACK)
 
@@ -122,7 +124,7 @@ def target_uses(
     """Every legal use of a target card (R4.1): ``(cards, None)`` for a new meld made
     with cards of ``available`` (the target among them), ``(cards, meld_id)`` for a
     lay-off: the target alone, or for a run the target with the cards that bridge it."""
-    return _target_uses(target, available, _lay_off_table(melds))
+    return _target_uses(target, available, _lay_off_table(melds, (target,)))
 
 
 LayOffTable = dict[Card, list[tuple[tuple[Card, ...], int]]]
@@ -186,6 +188,32 @@ def _target_uses(
     return result
 
 
+def takes_from_pile(
+    hand: Sequence[Card], discard_pile: Sequence[Card], melds: Sequence[Meld], depth: int | None = None
+) -> list[TakeDiscard]:
+    """Every legal take from the discard pile (R4.1), as ``legal_moves`` lists them;
+    with ``depth``, only the takes whose target card is one of the top ``depth``."""
+    if not discard_pile:
+        return []
+    # From the top of the pile down, so that the cards a take would bring in
+    # (``available``) grow by one card per index instead of being rebuilt.
+    available = set(hand)
+    lay_offs = _lay_off_table(melds, discard_pile) if melds else {}
+    found: list[tuple[int, list[tuple[tuple[Card, ...], int | None]]]] = []
+    top = len(discard_pile) - 1
+    bottom = 0 if depth is None else max(0, top + 1 - depth)
+    for index in range(top, bottom - 1, -1):
+        target = discard_pile[index]
+        available.add(target)
+        uses = _target_uses(target, available, lay_offs)
+        if uses:
+            found.append((index, uses))
+    takes: list[TakeDiscard] = []
+    for index, uses in reversed(found):
+        takes.extend([TakeDiscard(index, cards, meld_id) for cards, meld_id in uses])
+    return takes
+
+
 def legal_moves_in(
     phase: Phase,
     hand: Sequence[Card],
@@ -200,21 +228,7 @@ def legal_moves_in(
     """
     if phase == "draw":
         moves: list[Move] = [_DRAW] if stock_count else [_PASS]
-        # From the top of the pile down, so that the cards a take would bring in
-        # (``available``) grow by one card per index instead of being rebuilt.
-        if not discard_pile:
-            return moves
-        available = set(hand)
-        lay_offs = _lay_off_table(melds, discard_pile) if melds else {}
-        found: list[tuple[int, list[tuple[tuple[Card, ...], int | None]]]] = []
-        for index in range(len(discard_pile) - 1, -1, -1):
-            target = discard_pile[index]
-            available.add(target)
-            uses = _target_uses(target, available, lay_offs)
-            if uses:
-                found.append((index, uses))
-        for index, uses in reversed(found):
-            moves.extend([TakeDiscard(index, cards, meld_id) for cards, meld_id in uses])
+        moves.extend(takes_from_pile(hand, discard_pile, melds))
         return moves
     if phase == "meld":
         moves = [MeldMove(cards) for cards in new_melds(hand)]
@@ -302,6 +316,60 @@ class Game:
     def new(cls, seed: int | None = None, seating: Seating = "draw") -> Game:
         """A new game. Without a seed one is drawn from the OS (R3.4) and kept in ``seed``."""
         return cls(new_seed() if seed is None else seed, seating)
+
+    @classmethod
+    def in_position(
+        cls,
+        *,
+        hands: Sequence[Sequence[Card]],
+        stock: Sequence[Card],
+        discard_pile: Sequence[Card],
+        melds: Sequence[Meld],
+        phase: Phase,
+        current: int,
+        deal: int,
+        dealer: int,
+        passes: int,
+        results: Sequence[DealResult],
+        partner_draw: PartnerDraw,
+    ) -> Game:
+        """A game in the given position of a deal under way, for bots that look ahead
+        from what they believe the hidden cards to be. The position is copied (``melds``
+        too). Its seed is 0: a later deal is shuffled from that, not as the real game's
+        would be. Raises ``ValueError`` unless each of the 56 cards is in exactly one
+        place."""
+        placed = [c for h in hands for c in h]
+        placed += stock
+        placed += discard_pile
+        for meld in melds:
+            placed += meld.cards
+        if len(placed) != len(PACK) or set(placed) != _PACK_SET:
+            raise ValueError("a position must hold each of the 56 cards exactly once")
+        if phase not in ("draw", "meld"):
+            raise ValueError("a position is one of a deal under way: phase draw or meld")
+        game = cls.__new__(cls)
+        game.seed = 0
+        game.seating = partner_draw.seating
+        # Seeding a generator costs more than a whole turn of play: share one, copied
+        # (as for clones) only if this game ever shuffles.
+        game._rng = _POSITION_RNG
+        game._rng_shared = True
+        game.partner_draw = partner_draw
+        game.first_dealer = partner_draw.first_dealer
+        game.deal = deal
+        game.dealer = dealer
+        game.phase = phase
+        game.current = current
+        game.hands = [list(h) for h in hands]
+        game.stock = list(stock)
+        game.discard_pile = list(discard_pile)
+        game.melds = [m.copy() for m in melds]
+        game.passes = passes
+        game.went_out = None
+        game.results = list(results)
+        game.moves = []
+        game.opening_events = []
+        return game
 
     # --- the deal -------------------------------------------------------------
 

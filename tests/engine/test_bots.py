@@ -31,17 +31,30 @@ from rummy.engine import (
     parse_move,
     view_for,
 )
-from rummy.engine.bots import BOT_NAMES, Bot, HeuristicBot, NoMoveError, RandomBot, make_bot
+from rummy.engine.bots import (
+    BOT_NAMES,
+    Bot,
+    Budget,
+    ExpertBot,
+    HeuristicBot,
+    NoMoveError,
+    RandomBot,
+    make_bot,
+)
 from rummy.engine.bots.planning import GOING_OUT, TableState, best_plan, lay_off_all, meld_value
 from rummy.engine.cards import POINTS
 from rummy.engine.positions import position
 from rummy.sim import simulate
 
+QUICK = Budget(iterations=4)  # searching bots think briefly here: the tests are about rules
+
 
 def test_bot_names_and_factory() -> None:
-    assert set(BOT_NAMES) == {"random", "heuristic"}
+    assert set(BOT_NAMES) == {"random", "heuristic", "expert"}
     assert isinstance(make_bot("random", random.Random(1)), RandomBot)
     assert isinstance(make_bot("heuristic", random.Random(1)), HeuristicBot)
+    expert = make_bot("expert", random.Random(1), Budget(9))
+    assert isinstance(expert, ExpertBot) and expert.budget == Budget(9)
     for name in BOT_NAMES:
         assert make_bot(name, random.Random(1)).name == name
 
@@ -112,8 +125,8 @@ def test_bots_decide_from_their_view_only_R9_2(name: str) -> None:
     checked = differs = 0
     for seed in range(2):
         game = Game(100 + seed, seating="chosen")
-        players = [make_bot(name, random.Random(s)) for s in range(4)]
-        twins = [make_bot(name, random.Random(s)) for s in range(4)]
+        players = [make_bot(name, random.Random(s), QUICK) for s in range(4)]
+        twins = [make_bot(name, random.Random(s), QUICK) for s in range(4)]
         while not game.is_over:
             seat = game.current
             view = view_for(game, seat)
