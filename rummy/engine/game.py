@@ -198,10 +198,10 @@ def takes_from_pile(
     # From the top of the pile down, so that the cards a take would bring in
     # (``available``) grow by one card per index instead of being rebuilt.
     available = set(hand)
-    lay_offs = _lay_off_table(melds, discard_pile) if melds else {}
-    found: list[tuple[int, list[tuple[tuple[Card, ...], int | None]]]] = []
     top = len(discard_pile) - 1
     bottom = 0 if depth is None else max(0, top + 1 - depth)
+    lay_offs = _lay_off_table(melds, discard_pile[bottom:]) if melds else {}
+    found: list[tuple[int, list[tuple[tuple[Card, ...], int | None]]]] = []
     for index in range(top, bottom - 1, -1):
         target = discard_pile[index]
         available.add(target)

@@ -62,25 +62,33 @@ def play_rest_of_turn(game: Game, rng: random.Random) -> int:
     return moves  # went out (R4.4)
 
 
-def draw_choice(hand: Sequence[Card], pile: Sequence[Card], melds: Sequence[Meld], stock_count: int) -> Move:
-    """The take that lays down the most, if it beats the stock; else the draw (or pass)."""
+def draw_choice(
+    hand: Sequence[Card],
+    pile: Sequence[Card],
+    melds: Sequence[Meld],
+    stock_count: int,
+    depth: int = TAKE_DEPTH,
+) -> Move:
+    """The take (of the top ``depth`` cards) that lays down the most, if it beats the
+    stock; else the draw (or the pass)."""
     best: Move = _DRAW if stock_count else _PASS
-    if not pile:
+    scored = draw_choice_scores(hand, pile, melds, depth)
+    if not scored:
         return best
     best_score = _hand_score(list(hand)) + (DRAW_BONUS if stock_count else 0.0)
-    for score, take in draw_choice_scores(hand, pile, melds):
+    for score, take in scored:
         if score > best_score:
             best, best_score = take, score
     return best
 
 
 def draw_choice_scores(
-    hand: Sequence[Card], pile: Sequence[Card], melds: Sequence[Meld]
+    hand: Sequence[Card], pile: Sequence[Card], melds: Sequence[Meld], depth: int = TAKE_DEPTH
 ) -> list[tuple[float, TakeDiscard]]:
-    """Each take from the top ``TAKE_DEPTH`` cards of the pile with its greedy score:
-    what it lays down now, and what the hand it leaves is worth (``_hand_score``)."""
+    """Each take from the top ``depth`` cards of the pile with its greedy score: what
+    it lays down now, and what the hand it leaves is worth (``_hand_score``)."""
     scored: list[tuple[float, TakeDiscard]] = []
-    for take in takes_from_pile(hand, pile, melds, TAKE_DEPTH):
+    for take in takes_from_pile(hand, pile, melds, depth):
         rest = list(hand)
         rest.extend(pile[take.index :])
         for card in take.cards:
