@@ -18,9 +18,11 @@ from .codec import (
 )
 from .errors import ProtocolError
 from .messages import (
+    BOT_LEVELS,
     DEFAULT_PORT,
     PROTOCOL_VERSION,
     AddBot,
+    BotLevel,
     ChairInfo,
     Chat,
     ChatLine,
@@ -68,6 +70,7 @@ from .wire import (
 )
 
 __all__ = [
+    "BOT_LEVELS",
     "CHAT_LIMIT",
     "DEFAULT_PORT",
     "MAX_CLIENT_FRAME",
@@ -76,6 +79,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "TABLE_NAME_LIMIT",
     "AddBot",
+    "BotLevel",
     "ChairInfo",
     "Chat",
     "ChatLine",
