@@ -25,6 +25,7 @@ from textual.reactive import reactive
 
 from rummy.protocol import (
     AddBot,
+    BotLevel,
     Chat,
     ChatLine,
     Clock,
@@ -89,7 +90,8 @@ def seats_of(info: TableInfo | None, me: int | None) -> Seats:
             if chair.name is None:
                 continue
             seat = chair.seat if chair.seat is not None else chair.chair
-            seats[seat] = SeatInfo(text.clean(chair.name, 24), chair.bot, chair.present, chair.ready)
+            level = text.clean(chair.level, 10) if chair.bot and chair.level else None
+            seats[seat] = SeatInfo(text.clean(chair.name, 24), chair.bot, chair.present, chair.ready, level)
     return Seats.of(seats, me)
 
 
@@ -112,6 +114,7 @@ class RummyApp(App[None]):
         store: StateStore | None = None,
         connect: bool = True,
         server_options: dict[str, Any] | None = None,
+        bot_levels: tuple[BotLevel, BotLevel, BotLevel] = ("normal", "normal", "normal"),
     ) -> None:
         super().__init__()
         self.player_name = player_name
@@ -122,6 +125,7 @@ class RummyApp(App[None]):
         self.store = store if store is not None else StateStore()
         self.connect = connect
         self.server_options = server_options or {}
+        self.bot_levels = bot_levels  # the local game's three bots, chairs 1 to 3
         # The seat token is this player's at this server: only one running client may
         # use (and remember) it; a second one plays with a token kept in memory.
         self.seat_lock = SeatLock(self.store.directory, self.store_key)
@@ -307,8 +311,8 @@ class RummyApp(App[None]):
         self.chat.clear()
         self.lobby.clear_chat()
         if kind == "create" and self.local:
-            for chair in (1, 2, 3):
-                self.send("bot", AddBot, chair=chair)
+            for chair, level in zip((1, 2, 3), self.bot_levels, strict=True):
+                self.send("bot", AddBot, chair=chair, level=level)
             self.send("start", Start)
 
     def _table(self, info: TableInfo) -> None:
@@ -482,7 +486,10 @@ class RummyApp(App[None]):
 
     @on(BotRequested)
     def _bot(self, request: BotRequested) -> None:
-        self.send("bot", AddBot if request.add else RemoveBot, chair=request.chair)
+        if request.add:
+            self.send("bot", AddBot, chair=request.chair, level=request.level)
+        else:
+            self.send("bot", RemoveBot, chair=request.chair)
 
     @on(StartRequested)
     def _start(self) -> None:

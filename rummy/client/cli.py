@@ -1,7 +1,8 @@
-"""``rummy-client [HOST:PORT] [--name NAME] [--ascii]``.
+"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--bots LEVEL]``.
 
 With an address it joins that server's lobby; without one it starts a server in
-this process and opens a game against three bots at once.
+this process and opens a game against three bots at once (``--bots`` sets their
+level: easy, normal or hard).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import argparse
 import getpass
 import sys
 
-from rummy.protocol import DEFAULT_PORT, NAME_LIMIT, sanitize
+from rummy.protocol import BOT_LEVELS, DEFAULT_PORT, NAME_LIMIT, BotLevel, sanitize
 
 from .state import StateStore
 
@@ -34,6 +35,22 @@ def parse_address(text: str) -> tuple[str, int]:
     return host, int(port_text)
 
 
+def bot_levels(text: str) -> tuple[BotLevel, BotLevel, BotLevel]:
+    """``hard`` (all three bots) or ``easy,normal,hard`` (chairs 2, 3 and 4)."""
+    words = [w.strip().lower() for w in text.split(",")]
+    levels: list[BotLevel] = []
+    for word in words:
+        level = next((lv for lv in BOT_LEVELS if lv == word), None)
+        if level is None:
+            raise argparse.ArgumentTypeError(f"{word!r} is not a level: easy, normal or hard")
+        levels.append(level)
+    if len(levels) == 1:
+        levels *= 3
+    if len(levels) != 3:
+        raise argparse.ArgumentTypeError("give one level, or three separated by commas")
+    return levels[0], levels[1], levels[2]
+
+
 def login_name() -> str:
     try:
         return getpass.getuser()
@@ -53,7 +70,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ascii", action="store_true", help="draw suits as letters (c d h s) instead of symbols"
     )
+    parser.add_argument(
+        "--bots",
+        type=bot_levels,
+        default=("normal", "normal", "normal"),
+        metavar="LEVEL[,LEVEL,LEVEL]",
+        help="the local game's bots: easy, normal (the default) or hard; one level for all three, "
+        "or three for chairs 2 to 4",
+    )
     args = parser.parse_args(argv)
+    if args.address and args.bots != ("normal", "normal", "normal"):
+        parser.error("--bots is for the local game: at a server, the table's creator seats the bots")
 
     address = None
     if args.address:
@@ -69,7 +96,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from .app import RummyApp  # Textual loads only once the arguments are good
 
-    app = RummyApp(player_name=name, address=address, local=address is None, ascii=args.ascii, store=store)
+    app = RummyApp(
+        player_name=name,
+        address=address,
+        local=address is None,
+        ascii=args.ascii,
+        store=store,
+        bot_levels=args.bots,
+    )
     app.run()
     return 0 if app.return_code in (None, 0) else app.return_code
 

@@ -97,3 +97,17 @@ async def test_a_restarted_client_is_back_at_its_game() -> None:
         assert table.view.my_turn and table.view.phase == "meld"  # still our turn to meld or discard
         assert set(table.query_one(HandView).order) == hand
         assert "You are back at your seat." in table.query_one("#log").plain_text  # type: ignore[attr-defined]
+
+
+async def test_the_local_game_seats_bots_at_the_levels_asked_for() -> None:
+    """``rummy-client --bots easy,normal,hard``: the three bots sit at those levels
+    (the hard one thinks in a worker process) and the table shows them."""
+    app = RummyApp(player_name="Ann", local=True, server_options=FAST, bot_levels=("easy", "normal", "hard"))
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: table_shown(app))
+        await wait_for(pilot, lambda: app.my_table is not None and app.my_table.chairs[3].bot)
+        assert app.my_table is not None
+        assert [c.level for c in app.my_table.chairs] == [None, "easy", "normal", "hard"]
+        await pilot.pause()
+        assert "(hard)" in screen_text(app)
+        await pilot.press("q", "y")

@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from rummy.engine import SEAT_NAMES
-from rummy.protocol import TableInfo
+from rummy.protocol import BotLevel, ChairInfo, TableInfo
 
 from .. import text
 from ..commands import ScreenActions
@@ -47,6 +47,19 @@ def options_words(info: TableInfo) -> str:
     return f"{seating}, {timer}, {drop}"
 
 
+def bot_word(chair: ChairInfo) -> str:
+    """What a bot's chair says after its name: its level, if the server gives one."""
+    return f"{text.clean(chair.level, 10)} bot" if chair.level else "bot"
+
+
+# The levels the creator chooses from when seating a bot, with what each means.
+BOT_LEVEL_CHOICES: tuple[tuple[str, BotLevel], ...] = (
+    ("Easy: a beginner can beat it", "easy"),
+    ("Normal: plays a sensible game", "normal"),
+    ("Hard: thinks ahead, a real opponent", "hard"),
+)
+
+
 def chairs_text(info: TableInfo) -> Text:
     """The players in chair order. A Rich ``Text`` built piece by piece: the grid measures
     it for the column's width, and a name in it is never read as markup."""
@@ -59,7 +72,7 @@ def chairs_text(info: TableInfo) -> Text:
         else:
             out.append(text.clean(chair.name, 24), "" if chair.present else "dim")
             if chair.bot:
-                out.append(" (bot)", "dim")
+                out.append(f" ({bot_word(chair)})", "dim")
             elif not chair.present:
                 out.append(" (away)", "dim")
     return out
@@ -94,6 +107,7 @@ class LobbyScreen(Screen[None]):
         self.my_chair: int | None = None
         self.watching = False
         self._bots_asked: set[int] = set()  # chairs a bot was asked for, until the table changes
+        self.bot_level: BotLevel = "normal"  # the level last chosen: offered first next time
         self.notice = ""  # a warning that stays in view (another client plays as this player)
 
     def compose(self) -> ComposeResult:
@@ -205,7 +219,9 @@ class LobbyScreen(Screen[None]):
             who: Content = (
                 Content.styled("free", "dim")
                 if chair.name is None
-                else Content.assemble(text.plain(chair.name, limit=24), " (bot)" if chair.bot else "", you)
+                else Content.assemble(
+                    text.plain(chair.name, limit=24), f" ({bot_word(chair)})" if chair.bot else "", you
+                )
             )
             seat = ""
             if info.options.seating == "chosen":
@@ -293,15 +309,28 @@ class LobbyScreen(Screen[None]):
         if table_id is not None:
             self.post_message(WatchRequested(table_id))
 
-    def action_add_bot(self) -> None:
-        info = self.my_table
-        free = [] if info is None else [c.chair for c in info.chairs if c.name is None]
-        free = [c for c in free if c not in self._bots_asked]  # b pressed again before the answer
-        if not free:
+    @work(exclusive=True, group="lobby-dialog")
+    async def action_add_bot(self) -> None:
+        """Seat a bot in the first free chair, at the level the creator picks."""
+        if not self._free_for_bot():
             self.notify("Every chair is taken.", severity="warning")
             return
+        levels = [level for _, level in BOT_LEVEL_CHOICES]
+        chooser = ChooseScreen[BotLevel](
+            "Seat a bot: at which level?", BOT_LEVEL_CHOICES, highlight=levels.index(self.bot_level)
+        )
+        level = await self.app.push_screen_wait(chooser)
+        free = self._free_for_bot()  # the table may have changed while the question was open
+        if level is None or not free:
+            return
+        self.bot_level = level
         self._bots_asked.add(free[0])
-        self.post_message(BotRequested(free[0], add=True))
+        self.post_message(BotRequested(free[0], add=True, level=level))
+
+    def _free_for_bot(self) -> list[int]:
+        info = self.my_table
+        free = [] if info is None else [c.chair for c in info.chairs if c.name is None]
+        return [c for c in free if c not in self._bots_asked]  # b pressed again before the answer
 
     def action_remove_bot(self) -> None:
         info = self.my_table
@@ -361,7 +390,7 @@ class LobbyScreen(Screen[None]):
             ("n", "create a table: name, partners, turn timer, on drop"),
             ("s", "sit at the chosen table (you pick the chair)"),
             ("w", "watch the chosen table"),
-            ("b / x", "creator: seat a bot in a free chair / remove a bot"),
+            ("b / x", "creator: seat a bot (easy, normal or hard) in a free chair / remove a bot"),
             ("g", "creator: start the game (four chairs filled)"),
             ("o", "open your table once its game runs"),
             ("l", "leave your table"),

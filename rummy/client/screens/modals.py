@@ -60,10 +60,11 @@ class ChooseScreen(ModalScreen[T | None], Generic[T]):
         *(Binding(str(i + 1), f"pick({i})", f"Option {i + 1}", show=False) for i in range(9)),
     ]
 
-    def __init__(self, title: str, options: Sequence[tuple[Content | str, T]]) -> None:
+    def __init__(self, title: str, options: Sequence[tuple[Content | str, T]], highlight: int = 0) -> None:
         super().__init__(classes="modal")
         self.title_text = title
         self.options = list(options)
+        self.highlight = highlight  # the option enter picks at first
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -78,7 +79,9 @@ class ChooseScreen(ModalScreen[T | None], Generic[T]):
             yield Static(Content("enter chooses, escape cancels"), classes="dim")
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        choices = self.query_one(OptionList)
+        choices.highlighted = self.highlight
+        choices.focus()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

@@ -60,6 +60,8 @@ class PlayersView(Widget):
                 Content.styled(f" {SEAT_NAMES[seat]:<5} ", "bold" if turn else ""),
             ]
             name = self.seats.name(seat) if info is not None else "(empty seat)"
+            if info is not None and info.bot and info.level:
+                name = f"{name} ({info.level})"  # the bot's level, next to its name
             parts.append(text.plain(name, "bold" if turn else "", width=NAME_WIDTH))
             tags = []
             if seat == self.seats.me:
