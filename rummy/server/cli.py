@@ -27,14 +27,22 @@ def default_db() -> Path:
     return Path(user_state_dir("rummy")) / "server.db"
 
 
-def _at_least_one(text: str) -> int:
+def _whole(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}, not {value}")
     return value
+
+
+def _at_least_one(text: str) -> int:
+    return _whole(text, 1)
+
+
+def _not_negative(text: str) -> int:
+    return _whole(text, 0)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,9 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before a move")
     p.add_argument(
         "--bot-workers",
-        type=_at_least_one,
+        type=_not_negative,
         default=1,
-        help="processes in which hard bots think (default 1; more on a machine with cores to spare)",
+        help="processes in which hard bots think (default 1; more on a machine with cores to spare;"
+        " 0 thinks on the event loop, stalling every table: only to measure what the pool saves)",
     )
     p.add_argument(
         "--hard-bot-iterations",
