@@ -14,7 +14,9 @@ Win rates come with a 95% confidence interval: the mean plus or minus 1.96
 standard errors, the standard error taken from the spread of the duplicate pairs
 (the two games of a pair are one sample, since they share their cards), or of
 single games when there are no pairs. Each bot's decisions are timed
-(``decision_ms``: the median and the 99th percentile, in milliseconds).
+(``decision_ms``: the median and the 99th percentile, in milliseconds, of the wall
+clock) and their CPU time measured (``decision_cpu_ms``: what one core spends on a
+decision, the same on a busy machine as on an idle one).
 """
 
 from __future__ import annotations
@@ -66,8 +68,9 @@ class GameOutcome:
     actions: int
     moves: tuple[Move, ...] = ()
     seconds: float = 0.0
-    # Wall-clock seconds of every decision, per bot name.
+    # Wall-clock seconds of every decision, per bot name, and the CPU seconds of each.
     decisions: dict[str, list[float]] = field(default_factory=dict)
+    decisions_cpu: dict[str, list[float]] = field(default_factory=dict)
 
 
 def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | None = None) -> GameOutcome:
@@ -77,19 +80,21 @@ def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | N
     game = Game(seed, seating="chosen")
     bots = [make_bot(name, Random(derive_seed(bot_seed, seat)), budget) for seat, name in enumerate(seats)]
     decisions: dict[str, list[float]] = {name: [] for name in seats}
-    clock = time.perf_counter
+    cpu: dict[str, list[float]] = {name: [] for name in seats}
+    clock, cpu_clock = time.perf_counter, time.thread_time
     while not game.is_over:
         seat = game.current
         view = view_for(game, seat)
-        began = clock()
+        began, began_cpu = clock(), cpu_clock()
         move = bots[seat].choose(view)
         decisions[seats[seat]].append(clock() - began)
+        cpu[seats[seat]].append(cpu_clock() - began_cpu)
         game.apply(move)
     a, b, c, d = seats
     moves = tuple(game.moves)
     seconds = time.perf_counter() - start
     return GameOutcome(
-        seed, (a, b, c, d), game.totals(), game.winner(), len(moves), moves, seconds, decisions
+        seed, (a, b, c, d), game.totals(), game.winner(), len(moves), moves, seconds, decisions, cpu
     )
 
 
@@ -177,6 +182,7 @@ class SimResult:
     team_samples: tuple[Samples, Samples] = field(default_factory=lambda: (Samples(), Samples()))
     bot_samples: dict[str, Samples] = field(default_factory=dict)
     decisions: dict[str, list[float]] = field(default_factory=dict)
+    decisions_cpu: dict[str, list[float]] = field(default_factory=dict)
 
     def add(self, outcome: GameOutcome) -> None:
         self.games += 1
@@ -194,14 +200,16 @@ class SimResult:
                 self.bot_samples.setdefault(name, Samples()).add(own > other)
         for name, times in outcome.decisions.items():
             self.decisions.setdefault(name, []).extend(times)
+        for name, times in outcome.decisions_cpu.items():
+            self.decisions_cpu.setdefault(name, []).extend(times)
 
     def close_sample(self) -> None:
         """The games added since the last call are one sample (a duplicate pair)."""
         for samples in (*self.team_samples, *self.bot_samples.values()):
             samples.close()
 
-    def decision_ms(self, name: str) -> dict[str, float | int]:
-        times = self.decisions.get(name, [])
+    def decision_ms(self, name: str, cpu: bool = False) -> dict[str, float | int]:
+        times = (self.decisions_cpu if cpu else self.decisions).get(name, [])
         return {
             "decisions": len(times),
             "p50": round(1000 * percentile(times, 50), 2),
@@ -220,6 +228,7 @@ class SimResult:
                 **self.per_bot[name].as_dict(),
                 "win_rate_ci95": [round(x, 4) for x in self.bot_samples[name].ci95()],
                 "decision_ms": self.decision_ms(name),
+                "decision_cpu_ms": self.decision_ms(name, cpu=True),
             }
         return {
             "games": self.games,
@@ -315,10 +324,11 @@ def report(result: SimResult) -> str:
     for name in sorted(result.per_bot):
         lines.append(row(name, result.per_bot[name], result.bot_samples[name]))
     for name in sorted(result.per_bot):
-        ms = result.decision_ms(name)
+        ms, cpu = result.decision_ms(name), result.decision_ms(name, cpu=True)
         lines.append(
             f"{name:<14}{ms['decisions']:>8} decisions: median {ms['p50']:.2f} ms, "
             f"p99 {ms['p99']:.2f} ms, longest {ms['max']:.2f} ms"
+            f" (CPU: median {cpu['p50']:.2f} ms, p99 {cpu['p99']:.2f} ms)"
         )
     d = result.as_dict()
     lines.append(
