@@ -3,18 +3,22 @@
 The easy and normal bots decide in well under a millisecond or two, on the loop. The
 hard bot (the expert) searches for a tenth of a second or more, so its decisions go
 to a small, bounded pool of worker processes (``workers`` of them, by default one,
-which leaves the other cores to the loop): the bot and its seat's view are sent to a
-worker, which answers with the move and the bot as it is after deciding (its memory
-of the discard pile and its random state), kept for its next move. A decision that
-fails in the pool (a worker died) is taken on the loop by the normal bot instead, so
-the game goes on.
+which leaves the other cores to the loop), at the lowest CPU priority: on a busy
+machine a search waits for the loop, never the loop for a search (a hard bot then
+thinks less within its time cap, and the other tables keep their pace). The bot and
+its seat's view are sent to a worker, which answers with the move and the bot as it
+is after deciding (its memory of the discard pile and its random state), kept for
+its next move. A decision that fails in the pool (a worker died) is taken on the
+loop by the normal bot instead, so the game goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
+import os
 import random
 import secrets
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -41,6 +45,15 @@ def level_or_normal(value: str | None) -> BotLevel:
     return "normal"
 
 
+WORKER_NICENESS = 19  # the lowest priority: a worker runs when nothing else needs the CPU
+
+
+def _lower_priority() -> None:
+    """In each worker process, as it starts."""
+    with contextlib.suppress(OSError):  # not allowed here (or no such thing): run as is
+        os.nice(WORKER_NICENESS)
+
+
 def decide(bot: Bot, view: PlayerView) -> tuple[Move, Bot]:
     """Run in a worker: the bot's move, and the bot as it is after choosing it."""
     return bot.choose(view), bot
@@ -64,7 +77,9 @@ class Thinker:
             # spawn: a fresh interpreter, not a fork of a process with threads (the
             # storage's writer, a client's UI) and open sockets.
             context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=context, initializer=_lower_priority
+            )
         return self._pool
 
     async def choose(self, bot: Bot, view: PlayerView) -> tuple[Move, Bot]:
