@@ -19,6 +19,7 @@ from ..protocol import errors as E
 from ..protocol.codec import encode
 from ..protocol.messages import Error
 from .lobby import Lobby
+from .logguard import Throttled
 from .options import ServerOptions
 from .session import Session
 from .storage import Storage
@@ -35,8 +36,10 @@ class Server:
         self.lobby = Lobby(storage, options)
         self.sessions: set[Session] = set()
         self._per_address: Counter[str] = Counter()
-        # What the guards did: "refused" connections, "hello_timeout", "flood", "slow_reader".
+        # What the guards did: "refused" connections, "hello_timeout", "flood", "slow_reader",
+        # "bad_frame"...; and their log lines, at most one of a kind every few seconds.
         self.stats: Counter[str] = Counter()
+        self.warn = Throttled(log)
         self._listener: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.host = ""
@@ -60,7 +63,7 @@ class Server:
             self._per_address[address] >= self.options.max_per_address
             and address not in self.options.uncapped_addresses
         ):
-            log.warning("refused a connection from %s: too many", address)
+            self.warn.warning("refused", "refused a connection from %s: too many", address)
             self.stats["refused"] += 1
             writer.write(
                 encode(Error(id=None, code=E.TOO_MANY_CONNECTIONS, text="The server is full.", fatal=True))

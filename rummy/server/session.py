@@ -69,7 +69,7 @@ class Session:
             self._closed = True
             return
         if transport.get_write_buffer_size() + len(data) > self.server.options.max_write_buffer:
-            log.warning("%s does not read its frames; dropped", self.address)
+            self.server.warn.warning("slow-reader", "%s does not read its frames; dropped", self.address)
             self.server.stats["slow_reader"] += 1
             self._closed = True
             transport.abort()
@@ -114,7 +114,7 @@ class Session:
     async def _receive(self, item: ClientMessage | ProtocolError) -> None:
         if not self._bucket.allow():
             if not self._drops.allow():
-                log.warning("%s floods; cut off", self.address)
+                self.server.warn.warning("flood", "%s floods; cut off", self.address)
                 self.server.stats["flood"] += 1
                 self.fail(E.FLOOD, "Too many requests: goodbye.")
                 return
@@ -124,6 +124,8 @@ class Session:
             self.send(Error(id=rid, code=E.RATE_LIMITED, text="Too many requests: this one was dropped."))
             return
         if isinstance(item, ProtocolError):
+            self.server.stats["bad_frame"] += 1
+            self.server.warn.warning("bad-frame", "%s sent a bad frame: %s", self.address, item.text)
             self.send(Error(id=item.request_id, code=item.code, text=item.text, fatal=item.fatal))
             if item.fatal:
                 self.close()
@@ -133,7 +135,16 @@ class Session:
         except Refused as refused:
             self.send(Error(id=item.id, code=refused.code, text=refused.text))
         except Exception:
-            log.exception("request %s from %s failed", type(item).__name__, self.address)
+            # A bug: its traceback is logged (at most once every few seconds, however often
+            # a peer finds it), the peer told that nothing changed.
+            self.server.warn.log(
+                logging.ERROR,
+                "internal",
+                "request %s from %s failed",
+                type(item).__name__,
+                self.address,
+                exc_info=True,
+            )
             self.send(
                 Error(id=item.id, code=E.INTERNAL, text="The server failed on this request; nothing changed.")
             )

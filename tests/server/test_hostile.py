@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import socket
 from collections.abc import AsyncIterator
@@ -314,4 +315,36 @@ async def test_every_rate_limited_request_gets_its_own_answer(server: Server) ->
         assert isinstance(answer, Error) and answer.code == errors.RATE_LIMITED
         await asyncio.sleep(0.05)
     assert isinstance(answer, Pong)
+    await c.close()
+
+
+DEEP = b"\x91" * 5000 + b"\xc0"
+
+
+async def test_deep_or_unhashable_frames_get_an_error_and_the_log_one_line(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Frames that made the decoder raise (a RecursionError, 'unhashable type') closed the
+    connection before hello with a traceback each; now each gets the documented error,
+    the connection stays, and a flood of them writes one log line."""
+    c = await Client.connect(server.host, server.port)
+    bad = [
+        frame(DEEP),
+        frame(b"\x83\xa4type\xa4chat\xa2id\x05\xa4text" + DEEP),
+        raw({"type": [1, 2], "id": 6}),
+        raw({"type": {"a": 1}, "id": 7}),
+    ]
+    with caplog.at_level(logging.INFO, logger="rummy"):
+        for _ in range(10):
+            c.send_raw(b"".join(bad))
+        await c.until(lambda c: len([m for m in c.received if isinstance(m, Error)]) >= 40)
+        assert isinstance(await c.request(Hello, version=PROTOCOL_VERSION, name="Ann"), Welcome)
+    answers = [m for m in c.received if isinstance(m, Error)]
+    assert {e.code for e in answers} <= {errors.BAD_MSGPACK, errors.UNKNOWN_MESSAGE}
+    assert not any(e.fatal for e in answers)
+    assert {e.id for e in answers} >= {6, 7}
+    lines = [r for r in caplog.records if r.name.startswith("rummy")]
+    assert not any(r.exc_info for r in lines)
+    assert sum("bad frame" in r.getMessage() for r in lines) == 1
+    await still_serves(c)
     await c.close()
