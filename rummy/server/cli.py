@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import os
 import signal
 import socket
 import sys
@@ -20,6 +21,7 @@ from platformdirs import user_state_dir
 from ..protocol.messages import DEFAULT_PORT
 from .listener import Server, start_server
 from .ssh.cli import add_ssh_arguments, start_ssh_from_args
+from .storage import StorageError
 
 
 def default_db() -> Path:
@@ -68,8 +70,9 @@ def public_address(server: Server) -> str:
 LOOPBACK = frozenset({"127.0.0.1", "::1"})
 
 
-async def serve(args: argparse.Namespace) -> None:
-    server = await start_server(
+async def start(args: argparse.Namespace) -> Server:
+    """The game server the arguments ask for, listening."""
+    return await start_server(
         args.host,
         args.port,
         args.db or default_db(),
@@ -82,6 +85,16 @@ async def serve(args: argparse.Namespace) -> None:
         burst=args.burst,
         sync=args.sync,
     )
+
+
+async def serve(args: argparse.Namespace) -> None:
+    try:
+        server = await start(args)
+    except StorageError as error:  # one sentence for the host, not a traceback
+        raise SystemExit(f"rummy-server: cannot start: {error}") from None
+    except OSError as error:
+        why = os.strerror(error.errno) if error.errno else str(error)
+        raise SystemExit(f"rummy-server: cannot listen on {args.host} port {args.port}: {why}.") from None
     # Garbage collection: under load (500 tables) the default thresholds gave ~5 young
     # collections a second and a full one every ~25 s that stalled every table for up
     # to 140 ms. Little of what the server allocates is cyclic garbage, so collect the

@@ -115,14 +115,20 @@ async def start_server(
     host: str = "127.0.0.1", port: int = 0, db_path: str | Path | None = None, **options: Any
 ) -> Server:
     """Open the storage (in memory when ``db_path`` is None), restore its tables and
-    unfinished games, and listen on ``host``:``port`` (0: any free port).
+    unfinished games, and listen on ``host``:``port`` (0: any free port). Raises
+    ``StorageError`` (one sentence) when the database cannot be served, ``OSError``
+    when the address cannot be listened on.
 
     ``options`` are the fields of ``ServerOptions`` (``bot_delay``, ``deal_pause``...).
     """
     settings = replace(ServerOptions(), **options)
     storage = Storage(db_path, settings.sync)
     server = Server(storage, settings)
-    server.lobby.restore(storage.load())
-    await server.listen(host, port)
+    try:
+        server.lobby.restore(storage.load())
+        await server.listen(host, port)
+    except BaseException:
+        await storage.close()
+        raise
     server.lobby.start()
     return server

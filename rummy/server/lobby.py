@@ -13,7 +13,7 @@ import time
 
 import msgspec
 
-from ..engine import Game, GameRecord, IllegalMove, move_from_data
+from ..engine import Game, GameRecord, move_from_data
 from ..protocol import errors as E
 from ..protocol.codec import encode
 from ..protocol.messages import Lobby as LobbyMessage
@@ -136,14 +136,19 @@ class Lobby:
     # --- start and stop --------------------------------------------------------------------
 
     def restore(self, snapshot: Snapshot) -> None:
-        """Rebuild every open table; every player starts away until they come back."""
+        """Rebuild every open table; every player starts away until they come back. A
+        table whose stored records cannot be made into a table is set aside (not
+        served, its rows left as they are for the host to look at) with one log line:
+        one bad row must not keep the rest from being served."""
         self._last_table_id = snapshot.last_table_id
         self._last_game_id = snapshot.last_game_id
+        for table_id, why in snapshot.set_aside:
+            log.error("table %s set aside, not restored: %s", table_id, why)
         for stored in snapshot.tables:
             try:
                 table = self._restore_table(stored)
-            except (ValueError, IllegalMove, msgspec.ValidationError, msgspec.DecodeError) as error:
-                log.error("table %s cannot be restored (%s); left closed", stored.id, error)
+            except Exception as error:  # whatever a bad record makes the engine or we raise
+                log.error("table %s set aside, not restored: %s", stored.id, _why(error))
                 continue
             self.tables[table.id] = table
             for c in table.chairs:
@@ -155,6 +160,8 @@ class Lobby:
         options = msgspec.json.decode(stored.options, type=TableOptions)
         table = Table(self, stored.id, stored.name, options, stored.creator)
         for sc in stored.chairs:
+            if not 0 <= sc.chair < len(table.chairs):
+                raise ValueError(f"chair {sc.chair} is not one of 0..3")
             table.chairs[sc.chair] = Chair(sc.chair, sc.name, bot=sc.bot, token_hash=sc.token_hash)
         table.games = stored.games
         full = all(c is not None for c in table.chairs)
@@ -202,3 +209,9 @@ class Lobby:
             self._flush = None
         for table in self.tables.values():
             table.auto.cancel()
+
+
+def _why(error: Exception) -> str:
+    """An exception as a short reason for the log."""
+    text = str(error)[:200]
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
