@@ -3,8 +3,9 @@
 The table is the master of its game (as boardgame.io's master is): it alone
 holds the true ``Game``; every move is tried on a clone, written to storage,
 and only then made the table's state and told to each seat in its own view
-(R9) with the move's public events. Moves, starts and deal changes run one at
-a time under ``lock``.
+(R9) with the move's public events. Moves, starts, deal changes and every change
+of the chairs run one at a time under ``lock``, and each changes the table only
+once its storage write has succeeded (a failed write changes nothing).
 
 Chairs and seats: chair p is player p of the engine's partner draw, so it
 plays from seat ``game.partner_draw.seat_of_player[p]``.
@@ -44,7 +45,7 @@ from ..protocol.messages import (
 from ..protocol.wire import MoveWire, event_to_wire, move_to_wire, view_to_wire
 from .peer import Peer, Refused
 from .seated_bots import Autoplay
-from .storage import Storage, token_hash
+from .storage import Statement, Storage, token_hash
 
 if TYPE_CHECKING:
     from .lobby import Lobby
@@ -251,21 +252,21 @@ class Table:
     async def sit(self, peer: Peer, chair: int) -> str:
         """Seat ``peer`` in a free chair; returns the seat token (the caller answers,
         then calls ``arrived``)."""
-        self._free_chair_or_refuse(chair)
-        token = new_token()
-        seat = Chair(chair, peer.name, token_hash=token_hash(token), session=peer)
-        self.chairs[chair] = seat  # reserved now, so a second sit cannot take it meanwhile
-        try:
-            await self.storage.write([self.storage.put_chair(self.id, chair, peer.name, token, False)])
-        except sqlite3.Error:
-            self.chairs[chair] = None
-            raise Refused(E.INTERNAL, "Your seat could not be saved; try again.") from None
-        self.lobby.register_token(seat.token_hash or "", self, chair)
-        if peer.closed:  # gone while we wrote: the chair is held for the token
-            seat.session = None
-        else:
-            peer.table, peer.chair = self, chair
-        return token
+        async with self.lock:
+            self._free_chair_or_refuse(chair)
+            token = new_token()
+            await self._write(
+                [self.storage.put_chair(self.id, chair, peer.name, token, False)],
+                "Your seat could not be saved; try again.",
+            )
+            seat = Chair(chair, peer.name, token_hash=token_hash(token), session=peer)
+            self.chairs[chair] = seat
+            self.lobby.register_token(seat.token_hash or "", self, chair)
+            if peer.closed:  # gone while we wrote: the chair is held for the token
+                seat.session = None
+            else:
+                peer.table, peer.chair = self, chair
+            return token
 
     def reclaim(self, peer: Peer, chair: int) -> None:
         """``peer`` came back with the chair's token: the chair is theirs again (the
@@ -306,37 +307,54 @@ class Table:
 
     async def leave(self, peer: Peer) -> None:
         """Leave: a spectator goes; a player's chair is freed, except during a game,
-        when it is held (away) for its token."""
-        chair = peer.chair
-        if chair is None or self.status == "playing":
-            self.detach(peer)
-            return
-        c = self.chairs[chair]
-        assert c is not None
-        self.chairs[chair] = None
-        peer.table = peer.chair = None
-        if c.token_hash:
-            self.lobby.unregister_token(c.token_hash)
-        if self.status == "finished":
-            self.status = "waiting"
-            self.game = None  # a new four will draw for partners again
-            for other in self.chairs:
-                if other is not None:
-                    other.ready = False
-        statements = [self.storage.free_chair(self.id, chair)]
-        if self.creator == chair:
-            self.creator = next((c.index for c in self.chairs if c is not None and not c.bot), None)
-            statements.append(self.storage.set_creator(self.id, self.creator))
-        await self.storage.write(statements)
-        if not any(c is not None and not c.bot for c in self.chairs):
-            await self.close()
-            return
-        self.push_table()
+        when it is held (away) for its token. The last person to leave closes the table.
+        Nothing changes unless the storage write succeeds."""
+        async with self.lock:  # not while a game starts, a chair is taken or a bot goes
+            chair = peer.chair
+            if peer.table is not self:
+                return
+            if chair is None or self.status == "playing":
+                self.detach(peer)
+                return
+            c = self.chairs[chair]
+            assert c is not None
+            people = [o for o in self.chairs if o is not None and o is not c and not o.bot]
+            creator = self.creator
+            if creator == chair:
+                creator = people[0].index if people else None
+            statements = [self.storage.free_chair(self.id, chair)]
+            if creator != self.creator:
+                statements.append(self.storage.set_creator(self.id, creator))
+            if not people:  # nobody left to play here
+                statements.append(self.storage.close_table(self.id))
+            await self._write(statements, "Your leaving could not be saved; you are still at the table.")
+            self.chairs[chair] = None
+            peer.table = peer.chair = None
+            if c.token_hash:
+                self.lobby.unregister_token(c.token_hash)
+            self.creator = creator
+            if self.status == "finished":
+                self.status = "waiting"
+                self.game = None  # a new four will draw for partners again
+                for other in self.chairs:
+                    if other is not None:
+                        other.ready = False
+            if not people:
+                self._forget()
+                return
+            self.push_table()
 
     async def close(self) -> None:
-        """Nobody is left to play here: the table goes (its games stay in storage)."""
-        if self.closed:
-            return
+        """Nobody is left to play here: the table goes (its games stay in storage).
+        Raises ``sqlite3.Error`` (and stays open) if that cannot be stored."""
+        async with self.lock:
+            if self.closed:
+                return
+            await self.storage.write([self.storage.close_table(self.id)])
+            self._forget()
+
+    def _forget(self) -> None:
+        """The memory side of closing, once storage says the table is closed."""
         self.closed = True
         self.auto.cancel()
         for c in self.chairs:
@@ -349,7 +367,15 @@ class Table:
         self.spectators.clear()
         self.lobby.remove_table(self)
         log.info("table %s closed", self.id)
-        await self.storage.write([self.storage.close_table(self.id)])
+
+    async def _write(self, statements: list[Statement], failed: str) -> None:
+        """Store ``statements``, or refuse (``internal``, with the sentence ``failed``):
+        the caller changes its state only after this returns."""
+        try:
+            await self.storage.write(statements)
+        except sqlite3.Error as error:
+            log.error("table %s: storage write failed: %s", self.id, error)
+            raise Refused(E.INTERNAL, failed) from None
 
     # --- the creator's tools -------------------------------------------------------
 
@@ -358,26 +384,29 @@ class Table:
             raise Refused(E.NOT_CREATOR, "Only the table's creator may do that.")
 
     async def add_bot(self, peer: Peer, chair: int) -> None:
-        self._creator_or_refuse(peer)
-        self._free_chair_or_refuse(chair)
-        name = f"Bot {chair + 1}"
-        self.chairs[chair] = Chair(chair, name, bot=True)
-        try:
-            await self.storage.write([self.storage.put_chair(self.id, chair, name, None, True)])
-        except sqlite3.Error:
-            self.chairs[chair] = None
-            raise Refused(E.INTERNAL, "The bot could not be saved; try again.") from None
+        async with self.lock:
+            self._creator_or_refuse(peer)
+            self._free_chair_or_refuse(chair)
+            name = f"Bot {chair + 1}"
+            await self._write(
+                [self.storage.put_chair(self.id, chair, name, None, True)],
+                "The bot could not be saved; try again.",
+            )
+            self.chairs[chair] = Chair(chair, name, bot=True)
         self.push_table()
 
     async def remove_bot(self, peer: Peer, chair: int) -> None:
-        self._creator_or_refuse(peer)
-        if self.status != "waiting":
-            raise Refused(E.NOT_WAITING, "Bots can be removed only before a game.")
-        c = self.chairs[chair]
-        if c is None or not c.bot:
-            raise Refused(E.NOT_A_BOT, "There is no bot in that chair.")
-        self.chairs[chair] = None
-        await self.storage.write([self.storage.free_chair(self.id, chair)])
+        async with self.lock:
+            self._creator_or_refuse(peer)
+            if self.status != "waiting":
+                raise Refused(E.NOT_WAITING, "Bots can be removed only before a game.")
+            c = self.chairs[chair]
+            if c is None or not c.bot:
+                raise Refused(E.NOT_A_BOT, "There is no bot in that chair.")
+            await self._write(
+                [self.storage.free_chair(self.id, chair)], "The bot could not be removed; try again."
+            )
+            self.chairs[chair] = None
         self.push_table()
 
     async def start(self, peer: Peer) -> None:
