@@ -20,8 +20,12 @@ from platformdirs import user_state_dir
 
 from ..protocol.messages import DEFAULT_PORT
 from .listener import Server, start_server
+from .options import ServerOptions
 from .ssh.cli import add_ssh_arguments, start_ssh_from_args
 from .storage import StorageError
+
+
+DEFAULTS = ServerOptions()
 
 
 def default_db() -> Path:
@@ -39,7 +43,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before a move")
     p.add_argument("--deal-pause", type=float, default=15.0, help="seconds between deals unless all ready")
     p.add_argument("--max-connections", type=int, default=5000)
-    p.add_argument("--max-per-address", type=int, default=64)
+    p.add_argument("--max-per-address", type=int, default=64, help="connections from one address")
+    p.add_argument(
+        "--tables-per-address",
+        type=int,
+        default=DEFAULTS.tables_per_address,
+        metavar="N",
+        help=f"open tables one address may have opened (default {DEFAULTS.tables_per_address})",
+    )
+    p.add_argument(
+        "--keep-deserted",
+        type=float,
+        default=DEFAULTS.keep_deserted,
+        metavar="SECONDS",
+        help="end a game in play once all its players have been away this long"
+        f" (default {DEFAULTS.keep_deserted:g})",
+    )
     p.add_argument("--rate", type=float, default=20.0, help="requests a second allowed per connection")
     p.add_argument("--burst", type=int, default=60, help="requests allowed at once per connection")
     p.add_argument(
@@ -66,7 +85,8 @@ def public_address(server: Server) -> str:
     return f"{host}:{server.port}"
 
 
-# The SSH server's clients connect from here; it applies its own per-address cap.
+# The SSH server's clients connect from here; it applies its own per-address cap, and
+# the game server lets this address hold one more connection and table per SSH player.
 LOOPBACK = frozenset({"127.0.0.1", "::1"})
 
 
@@ -80,7 +100,10 @@ async def start(args: argparse.Namespace) -> Server:
         deal_pause=args.deal_pause,
         max_connections=args.max_connections,
         max_per_address=args.max_per_address,
-        uncapped_addresses=LOOPBACK if args.ssh_port is not None else frozenset(),
+        tables_per_address=args.tables_per_address,
+        keep_deserted=args.keep_deserted,
+        shared_addresses=LOOPBACK if args.ssh_port is not None else frozenset(),
+        shared_people=args.ssh_max_sessions if args.ssh_port is not None else 0,
         rate=args.rate,
         burst=args.burst,
         sync=args.sync,

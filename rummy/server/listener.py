@@ -8,6 +8,7 @@ returns the running ``Server``.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import socket
 from collections import Counter
@@ -25,6 +26,22 @@ from .session import Session
 from .storage import Storage
 
 log = logging.getLogger(__name__)
+
+
+def address_key(host: str) -> str:
+    """What a peer counts as for the per-address caps: its IPv4 address, or for IPv6 its
+    /64 network (a household or a rented host gets a whole /64, so a cap on single IPv6
+    addresses would cap nothing)."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        if not ip.is_loopback:
+            return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 class Server:
@@ -59,15 +76,14 @@ class Server:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         address = str(peer[0]) if peer else "?"
-        if len(self.sessions) >= self.options.max_connections or (
-            self._per_address[address] >= self.options.max_per_address
-            and address not in self.options.uncapped_addresses
-        ):
+        origin = address_key(address)
+        full = len(self.sessions) >= self.options.max_connections
+        cap = self.options.per_address(origin, self.options.max_per_address)
+        if full or self._per_address[origin] >= cap:
             self.warn.warning("refused", "refused a connection from %s: too many", address)
             self.stats["refused"] += 1
-            writer.write(
-                encode(Error(id=None, code=E.TOO_MANY_CONNECTIONS, text="The server is full.", fatal=True))
-            )
+            text = "The server is full." if full else f"Your address has {cap} connections open already."
+            writer.write(encode(Error(id=None, code=E.TOO_MANY_CONNECTIONS, text=text, fatal=True)))
             writer.close()
             return
         sock = writer.get_extra_info("socket")
@@ -75,9 +91,9 @@ class Server:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)  # notice peers that vanished
             if sock.family in (socket.AF_INET, socket.AF_INET6):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        session = Session(self, reader, writer, address)
+        session = Session(self, reader, writer, address, origin)
         self.sessions.add(session)
-        self._per_address[address] += 1
+        self._per_address[origin] += 1
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
@@ -86,9 +102,9 @@ class Server:
             await session.run()
         finally:
             self.sessions.discard(session)
-            self._per_address[address] -= 1
-            if self._per_address[address] <= 0:
-                del self._per_address[address]
+            self._per_address[origin] -= 1
+            if self._per_address[origin] <= 0:
+                del self._per_address[origin]
             if task is not None:
                 self._tasks.discard(task)
 

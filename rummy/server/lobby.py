@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
+from collections import Counter
+from typing import Any
 
 import msgspec
 
@@ -43,6 +46,9 @@ class Lobby:
         # again at the first push after they stop playing (leaving or a game's end both
         # change a table, so such a push always comes).
         self._behind: set[Peer] = set()
+        # Open tables by who opened them, for the quotas (restored tables count for nobody).
+        self._opened_by: Counter[Peer] = Counter()
+        self._opened_from: Counter[str] = Counter()
 
     # --- ids and tokens ----------------------------------------------------------------
 
@@ -77,6 +83,10 @@ class Lobby:
     def remove_table(self, table: Table) -> None:
         if self.tables.pop(table.id, None) is not None:
             self._mark(table.id)
+            if table.opened_by is not None:
+                peer, origin = table.opened_by
+                _discount(self._opened_by, peer)
+                _discount(self._opened_from, origin)
 
     def _mark(self, table_id: int) -> None:
         """Note a change for the next lobby push. Changes are coalesced: a table that
@@ -119,19 +129,42 @@ class Lobby:
         """A new table with ``peer`` in ``chair`` as its creator; returns it and the token."""
         if len(self.tables) + self._creating >= self.options.max_tables:
             raise Refused(E.TOO_MANY_TABLES, "The server holds as many tables as it can; join one.")
+        self._quota_or_refuse(peer)
         self._last_table_id += 1
         table = Table(self, self._last_table_id, name, options, chair)
         self._creating += 1
+        self._opened_by[peer] += 1  # counted at once: two creates in flight cannot both pass
+        self._opened_from[peer.origin] += 1
         try:
             await self.storage.write(
                 [self.storage.new_table(table.id, name, msgspec.json.encode(options).decode(), chair)]
             )
             token = await table.sit(peer, chair)
+        except BaseException:
+            _discount(self._opened_by, peer)
+            _discount(self._opened_from, peer.origin)
+            raise
         finally:
             self._creating -= 1
+        table.opened_by = (peer, peer.origin)
         self.tables[table.id] = table
         log.info("table %s created by %s: %r", table.id, peer.name, name)
         return table, token
+
+    def _quota_or_refuse(self, peer: Peer) -> None:
+        """One connection, or one address, may hold only so many open tables: a table
+        whose players left it to the bots stays open (for them to come back), and
+        opening them one after another took every table of the server."""
+        mine = self.options.tables_per_connection
+        if self._opened_by[peer] >= mine:
+            raise Refused(
+                E.TABLE_QUOTA, f"You have opened {mine} tables that are still open; play at one of them."
+            )
+        ours = self.options.per_address(peer.origin, self.options.tables_per_address)
+        if self._opened_from[peer.origin] >= ours:
+            raise Refused(
+                E.TABLE_QUOTA, f"Your address has opened {ours} tables that are still open; join one."
+            )
 
     # --- start and stop --------------------------------------------------------------------
 
@@ -185,20 +218,31 @@ class Lobby:
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def _sweep(self) -> None:
-        """Close tables that are not playing and have had nobody present for a while."""
-        every = max(0.05, min(30.0, self.options.abandon_after / 4))
+        """Close tables nobody is at: one not playing after ``abandon_after`` seconds
+        without anyone present, one whose game is in play after ``keep_deserted``
+        seconds with all its people away (bots do not count, and nor do spectators:
+        a game left to bots, or waiting for players who are gone, would otherwise hold
+        its table for ever, across restarts too)."""
+        options = self.options
+        every = max(0.05, min(30.0, options.abandon_after / 4, options.keep_deserted / 4))
+        failures = 0
         while True:
             await asyncio.sleep(every)
             now = time.monotonic()
             for table in list(self.tables.values()):
-                if table.status == "playing" or table.humans_present() or table.spectators:
+                playing = table.status == "playing"
+                if table.humans_present() or (table.spectators and not playing):
+                    table.idle_since = now
                     continue
-                if now - table.idle_since >= self.options.abandon_after:
-                    log.info("table %s abandoned: closed", table.id)
-                    try:
-                        await table.close()
-                    except Exception:
-                        log.exception("closing table %s", table.id)
+                if now - table.idle_since < (options.keep_deserted if playing else options.abandon_after):
+                    continue
+                log.info("table %s %s: closed", table.id, "deserted" if playing else "abandoned")
+                try:
+                    await table.close()
+                except sqlite3.Error as error:  # it stays open; the next sweep tries again
+                    failures += 1
+                    if failures == 1 or failures % 100 == 0:
+                        log.error("closing table %s failed (%d so far): %s", table.id, failures, error)
 
     async def stop(self) -> None:
         sweeper = getattr(self, "_sweeper", None)
@@ -215,3 +259,9 @@ def _why(error: Exception) -> str:
     """An exception as a short reason for the log."""
     text = str(error)[:200]
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _discount(counter: Counter[Any], key: object) -> None:
+    counter[key] -= 1
+    if counter[key] <= 0:
+        del counter[key]

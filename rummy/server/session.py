@@ -33,12 +33,18 @@ FLOOD_WINDOW = 10.0  # seconds: more than flood_limit dropped requests in about 
 
 class Session:
     def __init__(
-        self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str
+        self,
+        server: Server,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        address: str,
+        origin: str,
     ) -> None:
         self.server = server
         self.reader = reader
         self.writer = writer
-        self.address = address
+        self.address = address  # the peer's IP address, for the log
+        self.origin = origin  # what it counts as for the per-address caps
         self.name = ""
         self.table: Table | None = None
         self.chair: int | None = None

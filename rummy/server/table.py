@@ -93,7 +93,9 @@ class Table:
         self.chat: deque[ChatLine] = deque(maxlen=lobby.options.chat_history)
         self.auto = Autoplay(self)
         self.closed = False
+        # Since when nobody has been present (kept by ``detach`` and the lobby's sweeper).
         self.idle_since = time.monotonic()
+        self.opened_by: tuple[Peer, str] | None = None  # (connection, origin) for the quotas
 
     @property
     def storage(self) -> Storage:
@@ -293,6 +295,7 @@ class Table:
             return
         chair = peer.chair
         peer.table = peer.chair = None
+        self.idle_since = time.monotonic()  # the lobby's sweeper counts from the last to go
         if chair is None:
             self.spectators.discard(peer)
         else:

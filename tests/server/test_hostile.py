@@ -30,7 +30,7 @@ from rummy.protocol import (
 from rummy.protocol.wire import DrawStockWire
 from rummy.server import Server, start_server
 
-from .game_helpers import FAST, close_all, connect, play_all, table_of_four
+from .game_helpers import FAST, close_all, connect, connect_from, play_all, table_of_four
 
 STRICT = {**FAST, "hello_timeout": 0.3, "rate": 20.0, "burst": 100, "flood_limit": 100}
 
@@ -208,22 +208,25 @@ async def test_too_many_connections_from_one_address_are_refused() -> None:
         await server.close()
 
 
-async def test_the_per_address_cap_spares_uncapped_addresses() -> None:
-    """With SSH hosting every SSH player's client comes from loopback, so loopback
-    is exempt there (the SSH server caps real addresses); the global cap still holds."""
+async def test_a_shared_address_holds_more_but_not_without_end() -> None:
+    """With SSH hosting every SSH player's client comes from loopback: that address may
+    hold one more connection for each SSH player (the SSH server caps the players'
+    real addresses), no more; it was exempt from the cap altogether, so anyone on the
+    host could fill the server from it."""
     server = await start_server(
         **{
             **STRICT,
             "max_per_address": 1,
-            "max_connections": 3,
-            "uncapped_addresses": frozenset({"127.0.0.1"}),
+            "shared_addresses": frozenset({"127.0.0.1"}),
+            "shared_people": 2,
         }
     )
     try:
         kept = [await connect(server, f"P{i}") for i in range(3)]
         extra = await Client.connect(server.host, server.port)
         assert (await error_for(extra, code=errors.TOO_MANY_CONNECTIONS)).fatal
-        await close_all([*kept, extra])
+        elsewhere = await connect_from("127.0.0.2", server, "Q")  # other addresses: their own cap
+        await close_all([*kept, extra, elsewhere])
     finally:
         await server.close()
 
@@ -261,7 +264,7 @@ async def test_names_and_table_names_are_cleaned_and_limited(server: Server) -> 
 
 
 async def test_a_peer_that_never_reads_is_dropped_before_it_eats_memory() -> None:
-    server = await start_server(**{**STRICT, "max_write_buffer": 100_000})
+    server = await start_server(**{**STRICT, "max_write_buffer": 100_000, "tables_per_address": 100})
     try:
         owners = [await connect(server, f"Owner{i}") for i in range(30)]
         for i, c in enumerate(owners):  # thirty tables make a long table list

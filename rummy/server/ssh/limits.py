@@ -11,6 +11,8 @@ DEFAULT_IDLE_TIMEOUT = 30 * 60.0
 # SSH connections at once from one address: a household behind one router
 # is four players, with room for a reconnect or two.
 DEFAULT_MAX_PER_ADDRESS = 8
+# SSH sessions (each a client process of ~40 MiB) at once on the whole server.
+DEFAULT_MAX_SESSIONS = 100
 # Sessions (so client processes) at once on one connection: ssh's connection
 # sharing may open a few; nobody needs dozens.
 MAX_SESSIONS_PER_CONNECTION = 4
