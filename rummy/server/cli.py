@@ -24,7 +24,6 @@ from .options import ServerOptions
 from .ssh.cli import add_ssh_arguments, start_ssh_from_args
 from .storage import StorageError
 
-
 DEFAULTS = ServerOptions()
 
 

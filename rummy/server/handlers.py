@@ -38,6 +38,7 @@ from ..protocol.messages import (
 )
 from ..protocol.sanitize import CHAT_LIMIT, NAME_LIMIT, TABLE_NAME_LIMIT, sanitize
 from ..protocol.wire import move_from_wire
+from .options import ServerOptions
 from .peer import Refused
 
 if TYPE_CHECKING:
@@ -45,6 +46,19 @@ if TYPE_CHECKING:
     from .table import Table
 
 SERVER_NAME = "rummy-server"
+
+
+def cost(msg: ClientMessage, options: ServerOptions) -> int:
+    """Tokens of the connection's rate limit a request takes: one, or more for those
+    that make the server send a lot (a whole table list; a chat line, which goes to
+    everyone at the table), so that asking for them at the allowed rate stays cheap."""
+    match msg:
+        case Hello(lobby=True) | LobbySubscribe(on=True):
+            return options.lobby_cost
+        case Chat():
+            return options.chat_cost
+        case _:
+            return 1
 
 
 async def handle(s: Session, msg: ClientMessage) -> None:

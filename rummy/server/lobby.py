@@ -8,6 +8,7 @@ at for a while.
 from __future__ import annotations
 
 import asyncio
+import heapq
 import logging
 import sqlite3
 import time
@@ -46,6 +47,7 @@ class Lobby:
         # again at the first push after they stop playing (leaving or a game's end both
         # change a table, so such a push always comes).
         self._behind: set[Peer] = set()
+        self._whole: bytes | None = None  # the encoded ``lobby`` frame, see _whole_list
         # Open tables by who opened them, for the quotas (restored tables count for nobody).
         self._opened_by: Counter[Peer] = Counter()
         self._opened_from: Counter[str] = Counter()
@@ -70,7 +72,7 @@ class Lobby:
     def subscribe(self, peer: Peer) -> None:
         self.subscribers.add(peer)
         self._behind.discard(peer)
-        peer.send(LobbyMessage(tables=[t.info() for t in self.tables.values()]))
+        peer.send_frame(self._whole_list())
 
     def unsubscribe(self, peer: Peer) -> None:
         self.subscribers.discard(peer)
@@ -88,13 +90,32 @@ class Lobby:
                 _discount(self._opened_by, peer)
                 _discount(self._opened_from, origin)
 
+    def _whole_list(self) -> bytes:
+        """The ``lobby`` frame, encoded once and shared by every subscriber until the
+        next push (each subscribe encoded the whole list anew: 600 KiB and 17 ms at
+        2,000 tables, and five followers asking at the allowed rate starved the moves).
+
+        It holds at most ``lobby_limit`` tables, those waiting for players first (the
+        ones a newcomer can join), then those being played, then finished ones; ``total``
+        says how many there are. Kept from one push to the next, it is never older than
+        the changes still to be pushed, so a new subscriber misses nothing."""
+        if self._whole is None:
+            order = {"waiting": 0, "playing": 1, "finished": 2}
+            shown = heapq.nsmallest(
+                self.options.lobby_limit, self.tables.values(), key=lambda t: (order[t.status], t.id)
+            )
+            listing = LobbyMessage(tables=[t.info() for t in shown], total=len(self.tables))
+            self._whole = encode(listing)
+        return self._whole
+
     def _mark(self, table_id: int) -> None:
         """Note a change for the next lobby push. Changes are coalesced: a table that
         changes ten times in ``lobby_interval`` is sent once, as it then is, and all of
         a push goes to a subscriber in one write (with 2,000 followers, sending each
         change as it happened took most of the server's time)."""
         if not self.subscribers:
-            return  # nobody to tell; a new subscriber gets the whole list anyway
+            self._whole = None  # no push will carry this change: the next list is built anew
+            return
         self._changed.add(table_id)
         if self._flush is None:
             loop = asyncio.get_running_loop()
@@ -102,6 +123,7 @@ class Lobby:
 
     def _push_changes(self) -> None:
         self._flush = None
+        self._whole = None  # from now on a list must hold these changes
         changed, self._changed = self._changed, set()
         frames = []
         for table_id in sorted(changed):
@@ -111,15 +133,12 @@ class Lobby:
             else:
                 frames.append(encode(LobbyTable(table=table.info())))
         data = b"".join(frames)
-        whole = b""
         for peer in self.subscribers:
             if peer.table is not None and peer.table.status == "playing":
                 self._behind.add(peer)  # busy playing: most lobby traffic was to such players
             elif peer in self._behind:
                 self._behind.discard(peer)
-                if not whole:
-                    whole = encode(LobbyMessage(tables=[t.info() for t in self.tables.values()]))
-                peer.send_frame(whole)
+                peer.send_frame(self._whole_list())
             else:
                 peer.send_frame(data)
 

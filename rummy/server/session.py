@@ -17,7 +17,7 @@ from ..protocol import errors as E
 from ..protocol.codec import client_decoder, encode
 from ..protocol.errors import ProtocolError
 from ..protocol.messages import ClientMessage, Error
-from .handlers import handle
+from .handlers import cost, handle
 from .peer import Refused
 from .ratelimit import TokenBucket
 
@@ -118,7 +118,8 @@ class Session:
             self.fail(E.HELLO_TIMEOUT, "No hello in time.")
 
     async def _receive(self, item: ClientMessage | ProtocolError) -> None:
-        if not self._bucket.allow():
+        price = 1 if isinstance(item, ProtocolError) else cost(item, self.server.options)
+        if not self._bucket.allow(price):
             if not self._drops.allow():
                 self.server.warn.warning("flood", "%s floods; cut off", self.address)
                 self.server.stats["flood"] += 1

@@ -264,7 +264,9 @@ async def test_names_and_table_names_are_cleaned_and_limited(server: Server) -> 
 
 
 async def test_a_peer_that_never_reads_is_dropped_before_it_eats_memory() -> None:
-    server = await start_server(**{**STRICT, "max_write_buffer": 100_000, "tables_per_address": 100})
+    server = await start_server(
+        **{**STRICT, "max_write_buffer": 100_000, "tables_per_address": 100, "lobby_cost": 1}
+    )
     try:
         owners = [await connect(server, f"Owner{i}") for i in range(30)]
         for i, c in enumerate(owners):  # thirty tables make a long table list
