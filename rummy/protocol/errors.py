@@ -28,6 +28,7 @@ INTERNAL = "internal"  # a bug on the server; nothing changed
 
 # The lobby and tables
 NO_SUCH_TABLE = "no-such-table"
+TOO_MANY_SPECTATORS = "too-many-spectators"  # the table has as many spectators as it allows
 TOO_MANY_TABLES = "too-many-tables"
 TABLE_QUOTA = "table-quota"  # this connection or address has as many open tables as allowed
 ALREADY_AT_TABLE = "already-at-table"  # leave your table first

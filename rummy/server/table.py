@@ -96,6 +96,7 @@ class Table:
         # Since when nobody has been present (kept by ``detach`` and the lobby's sweeper).
         self.idle_since = time.monotonic()
         self.opened_by: tuple[Peer, str] | None = None  # (connection, origin) for the quotas
+        self._push_soon: asyncio.TimerHandle | None = None  # see push_table_soon
 
     @property
     def storage(self) -> Storage:
@@ -152,6 +153,9 @@ class Table:
 
     def push_table(self) -> None:
         """Tell everyone at the table, and the lobby, that the table changed."""
+        if self._push_soon is not None:  # this push carries what that one would have
+            self._push_soon.cancel()
+            self._push_soon = None
         info = self.info()
         self._broadcast(encode(TableMessage(table=info)))
         self.lobby.table_changed(info)
@@ -230,10 +234,23 @@ class Table:
         self.chat.append(line)
         self._broadcast(encode(line))
 
+    def push_table_soon(self) -> None:
+        """Tell everyone of a change in who watches, within ``lobby_interval``: pushing
+        the table to every spectator at each watch or leave made 1,000 watchers cost
+        half a million frames (the square of their number) and froze the table."""
+        if self._push_soon is None and not self.closed:
+            loop = asyncio.get_running_loop()
+            self._push_soon = loop.call_later(self.lobby.options.lobby_interval, self.push_table)
+
     def arrived(self, peer: Peer) -> None:
         """Someone just sat, came back or started watching (and was answered): tell the
-        table, then give them the game as their seat sees it, the clock and recent chat."""
-        self.push_table()
+        table, then give them the game as their seat sees it, the clock and recent chat.
+        A new spectator is told at once; the others hear of it with the next push."""
+        if peer.table is self and peer.chair is None:
+            peer.send(TableMessage(table=self.info()))
+            self.push_table_soon()
+        else:
+            self.push_table()
         if peer.table is not self:
             return
         if self.game is not None:
@@ -286,6 +303,8 @@ class Table:
         self.auto.replan()
 
     def watch(self, peer: Peer) -> None:
+        if len(self.spectators) >= self.lobby.options.max_spectators:
+            raise Refused(E.TOO_MANY_SPECTATORS, "As many people watch this table as it allows.")
         self.spectators.add(peer)
         peer.table, peer.chair = self, None
 
@@ -298,13 +317,14 @@ class Table:
         self.idle_since = time.monotonic()  # the lobby's sweeper counts from the last to go
         if chair is None:
             self.spectators.discard(peer)
-        else:
-            c = self.chairs[chair]
-            if c is None or c.session is not peer:
-                return
-            c.session = None
-            if self.status == "playing":
-                c.ready = False
+            self.push_table_soon()
+            return
+        c = self.chairs[chair]
+        if c is None or c.session is not peer:
+            return
+        c.session = None
+        if self.status == "playing":
+            c.ready = False
         self.push_table()
         self.auto.replan()
 
@@ -359,6 +379,9 @@ class Table:
     def _forget(self) -> None:
         """The memory side of closing, once storage says the table is closed."""
         self.closed = True
+        if self._push_soon is not None:
+            self._push_soon.cancel()
+            self._push_soon = None
         self.auto.cancel()
         for c in self.chairs:
             if c is not None and c.token_hash:
