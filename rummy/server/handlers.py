@@ -122,6 +122,7 @@ async def handle(s: Session, msg: ClientMessage) -> None:
             s.send(Ok(id=msg.id))
         case Chat():
             table = _my_table(s)
+            table.chat_or_refuse()  # before the cleaning: the table's budget bounds that work too
             text = sanitize(msg.text, CHAT_LIMIT)
             if text:
                 table.post_chat(s, text)

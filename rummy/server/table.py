@@ -44,6 +44,7 @@ from ..protocol.messages import (
 )
 from ..protocol.wire import MoveWire, event_to_wire, move_to_wire, view_to_wire
 from .peer import Peer, Refused
+from .ratelimit import TokenBucket
 from .seated_bots import Autoplay
 from .storage import Statement, Storage, token_hash
 
@@ -97,6 +98,7 @@ class Table:
         self.idle_since = time.monotonic()
         self.opened_by: tuple[Peer, str] | None = None  # (connection, origin) for the quotas
         self._push_soon: asyncio.TimerHandle | None = None  # see push_table_soon
+        self._chat_budget = TokenBucket(lobby.options.chat_rate, lobby.options.chat_burst)
 
     @property
     def storage(self) -> Storage:
@@ -575,6 +577,13 @@ class Table:
         self.push_table()
         if all(c is not None and c.ready for c in self.chairs):
             await self.new_game()
+
+    def chat_or_refuse(self) -> None:
+        """Take one line of the table's chat budget (``chat_rate`` lines a second, in
+        bursts of ``chat_burst``): a line goes to everyone at the table, so fifty
+        spectators chatting at their own allowed rate would flood it."""
+        if not self._chat_budget.allow():
+            raise Refused(E.RATE_LIMITED, "This table's chat is busy: say it again in a moment.")
 
     def post_chat(self, peer: Peer, text: str) -> None:
         by: Literal["player", "spectator"] = "spectator" if peer.chair is None else "player"

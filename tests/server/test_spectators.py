@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from rummy.protocol import Error, Leave, Ok, Table, Watch, Watching, errors
+from rummy.protocol import CHAT_LIMIT, Chat, Error, Leave, Ok, Table, Watch, Watching, errors
 from rummy.protocol.aio import Client
 from rummy.server import start_server
 
@@ -58,6 +58,29 @@ async def test_a_table_takes_only_so_many_spectators() -> None:
         assert isinstance(refused, Error) and refused.code == errors.TOO_MANY_SPECTATORS
         assert isinstance(await watchers[0].request(Leave), Ok)
         assert isinstance(await watchers[3].request(Watch, table_id=table_id), Watching)
+        await close_all([*players, *watchers])
+    finally:
+        await server.close()
+
+
+async def test_a_table_carries_only_so_many_chat_lines() -> None:
+    """Every line goes to everyone at the table: fifty-six spectators chatting at their
+    own allowed rate pushed move latency to 4.4 s. A table carries ``chat_rate`` lines a
+    second (bursts of ``chat_burst``); a line over that is refused, not cleaned or sent."""
+    server = await start_server(**{**FAST, "chat_rate": 1.0, "chat_burst": 8})
+    try:
+        players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
+        watchers = [await connect(server, f"W{i}") for i in range(10)]
+        for w in watchers:
+            assert isinstance(await w.request(Watch, table_id=table_id), Watching)
+        zalgo = "Z" + "\u0301" * 1999
+        answers = await asyncio.gather(*(w.request(Chat, text=zalgo) for w in watchers for _ in range(5)))
+        said = [a for a in answers if isinstance(a, Ok)]
+        busy = [a for a in answers if isinstance(a, Error) and a.code == errors.RATE_LIMITED]
+        assert len(said) + len(busy) == 50 and 8 <= len(said) <= 10
+        ann = players[0]
+        await ann.until(lambda c: len([m for m in c.chat if m.by == "spectator"]) == len(said))
+        assert all(len(m.text) <= CHAT_LIMIT for m in ann.chat)
         await close_all([*players, *watchers])
     finally:
         await server.close()
