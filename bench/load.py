@@ -417,12 +417,23 @@ class ServerUnderTest:
         return None
 
 
+def connection_cap(connections: int) -> int:
+    """The connection cap to start the server with for ``connections`` clients: they all
+    say hello before they sit, and the server keeps a tenth of its cap for people in a
+    chair (``ServerOptions.player_reserve``), so the cap is that much larger."""
+    return connections * 10 // 9 + 16
+
+
 def _server_flags(connections: int, db: Path) -> list[str]:
-    return [
+    cap = str(connection_cap(connections))
+    flags = [
         "--host", "127.0.0.1", "--port", "0", "--db", str(db), "--log-level", "warning",
         "--bot-delay", "0", "--deal-pause", "1",
-        "--max-connections", str(connections), "--max-per-address", str(connections),
+        "--max-connections", cap, "--max-per-address", cap,
     ]  # fmt: skip
+    if _cli_has("--tables-per-address"):  # every table is opened from loopback
+        flags += ["--tables-per-address", str(connections)]
+    return flags
 
 
 # The rate limit (20 requests/s a connection) guards against hostile peers; a bot at zero
@@ -485,7 +496,8 @@ class InProcess(ServerUnderTest):
 
         self.server = await start_server(
             "127.0.0.1", 0, db, bot_delay=0.0, deal_pause=1.0,
-            max_connections=connections, max_per_address=connections, **_LIFTED,
+            max_connections=connection_cap(connections), max_per_address=connection_cap(connections),
+            tables_per_address=connections, **_LIFTED,
             **({} if self.sync is None else {"sync": self.sync}),
         )  # fmt: skip
         self.pid = os.getpid()
@@ -584,7 +596,7 @@ async def run_load(args: argparse.Namespace) -> dict[str, Any]:
         server = InProcess() if args.in_process else Subprocess()
         server.sync = args.sync
     try:
-        await server.start(connections + 16, tmp / "load.db")
+        await server.start(connections, tmp / "load.db")
         return await _drive(args, server)
     finally:
         await server.stop()

@@ -142,10 +142,14 @@ async def _hello(s: Session, msg: Hello) -> None:
     name = sanitize(msg.name, NAME_LIMIT)
     if not name:
         raise Refused(E.BAD_NAME, "Choose a name with at least one letter in it.")
+    found = s.server.lobby.find_token(msg.token) if msg.token else None
+    if found is None and not s.server.room_for_newcomer():
+        s.server.stats["lobby_full"] += 1
+        s.fail(E.TOO_MANY_CONNECTIONS, "The server is full: try again in a while.", msg.id)
+        return
     s.name = name
     s.said_hello = True
     s.wants_legal_moves = msg.legal_moves
-    found = s.server.lobby.find_token(msg.token) if msg.token else None
     if found is not None:
         table, chair = found
         table.reclaim(s, chair)

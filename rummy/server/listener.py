@@ -53,10 +53,12 @@ class Server:
         self.lobby = Lobby(storage, options)
         self.sessions: set[Session] = set()
         self._per_address: Counter[str] = Counter()
-        # What the guards did: "refused" connections, "hello_timeout", "flood", "slow_reader",
-        # "bad_frame"...; and their log lines, at most one of a kind every few seconds.
+        # What the guards did: "refused" connections, "flood", "slow_reader", "bad_frame",
+        # the timeouts by their error code...; and their log lines, at most one of a kind
+        # every few seconds.
         self.stats: Counter[str] = Counter()
         self.warn = Throttled(log)
+        self.seated = 0  # sessions in a chair (kept by Session.chair)
         self._listener: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.host = ""
@@ -107,6 +109,14 @@ class Server:
                 del self._per_address[origin]
             if task is not None:
                 self._tasks.discard(task)
+
+    def room_for_newcomer(self) -> bool:
+        """Whether one more connection that is not in a chair may stay: ``player_reserve``
+        of the places are kept for people who play (and those coming back to their
+        chair with its token), so that lobby idlers cannot fill the server."""
+        options = self.options
+        reserve = int(options.max_connections * options.player_reserve)
+        return len(self.sessions) - self.seated <= options.max_connections - reserve
 
     async def close(self) -> None:
         """Stop listening, say goodbye to every connection, finish the writes in flight."""

@@ -21,9 +21,9 @@ class ServerOptions:
     idle_timeout: float = 900.0
     frame_timeout: float = 30.0  # seconds a frame may take to arrive whole once begun
     max_connections: int = 5000  # at once, in all (lowered below the open-file limit at start)
-    # Of max_connections, this many are kept for people in a chair (and those coming back
+    # This share of max_connections is kept for people in a chair (and those coming back
     # to one with their token): others are refused at hello once the rest is taken.
-    player_reserve: int = 500
+    player_reserve: float = 0.1
     max_per_address: int = 64  # at once, from one IP address (one /64 network for IPv6)
     # Addresses many people share: with SSH hosting, every SSH player's client connects
     # from loopback. Their per-address caps are raised by ``shared_people`` players (one

@@ -47,7 +47,7 @@ class Session:
         self.origin = origin  # what it counts as for the per-address caps
         self.name = ""
         self.table: Table | None = None
-        self.chair: int | None = None
+        self._chair: int | None = None
         self.said_hello = False
         self.wants_legal_moves = False
         self._closed = False
@@ -61,6 +61,17 @@ class Session:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def chair(self) -> int | None:
+        """The chair this connection sits in (None: in the lobby, or watching)."""
+        return self._chair
+
+    @chair.setter
+    def chair(self, chair: int | None) -> None:
+        if (chair is None) != (self._chair is None):  # the server counts who sits
+            self.server.seated += 1 if chair is not None else -1
+        self._chair = chair
 
     # --- sending ------------------------------------------------------------------------
 
@@ -96,26 +107,70 @@ class Session:
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
-        timer = loop.call_later(self.server.options.hello_timeout, self._hello_timeout)
+        self._opened_at = self._heard_at = loop.time()
+        self._partial_since: float | None = None  # when the frame now arriving began
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._watch()
         try:
             while not self._closed:
                 data = await self.reader.read(READ_CHUNK)
                 if not data:
                     break
-                for item in self._decoder.feed(data):
+                items = self._decoder.feed(data)
+                if items:
+                    self._heard_at = loop.time()
+                if self._decoder.buffered and self._partial_since is None:
+                    self._partial_since = loop.time()
+                    self._watch()  # a frame began: its deadline may come first
+                elif not self._decoder.buffered:
+                    self._partial_since = None
+                for item in items:
                     if self._closed:
                         break
+                    said_hello = self.said_hello
                     await self._receive(item)
+                    if self.said_hello != said_hello:
+                        self._watch()  # from the hello deadline to the idle one
         except (ConnectionError, OSError):
             pass
         finally:
-            timer.cancel()
+            if self._watchdog is not None:
+                self._watchdog.cancel()
             self._gone()
 
-    def _hello_timeout(self) -> None:
-        if not self.said_hello and not self._closed:
-            self.server.stats["hello_timeout"] += 1
-            self.fail(E.HELLO_TIMEOUT, "No hello in time.")
+    def _watch(self) -> None:
+        """The connection's one timer, at its next deadline: ``hello`` within
+        ``hello_timeout``; a frame, once begun, whole within ``frame_timeout`` (a frame
+        left a few bytes short held its buffer for ever); and, for a connection not at
+        a table, a request at least every ``idle_timeout`` (idle connections that had
+        said hello were held for ever and filled the server). People at a table, in a
+        chair or watching, are never idle: the table's own clocks deal with them."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if self._closed:
+            return
+        options = self.server.options
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if not self.said_hello:
+            due, code, text = self._opened_at + options.hello_timeout, E.HELLO_TIMEOUT, "No hello in time."
+        elif self.table is None:
+            due, code, text = (
+                self._heard_at + options.idle_timeout,
+                E.IDLE_TIMEOUT,
+                f"Nothing heard from you for {options.idle_timeout:g} s: goodbye.",
+            )
+        else:
+            due, code, text = now + options.idle_timeout, "", ""  # look again later
+        if self._partial_since is not None and self._partial_since + options.frame_timeout < due:
+            due = self._partial_since + options.frame_timeout
+            code, text = E.FRAME_TIMEOUT, f"A frame took more than {options.frame_timeout:g} s to arrive."
+        if now >= due and code:
+            self.server.stats[code] += 1
+            self.fail(code, text)
+            return
+        self._watchdog = loop.call_at(max(due, now + 0.001), self._watch)
 
     async def _receive(self, item: ClientMessage | ProtocolError) -> None:
         price = 1 if isinstance(item, ProtocolError) else cost(item, self.server.options)
