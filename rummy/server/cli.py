@@ -19,11 +19,14 @@ from pathlib import Path
 from platformdirs import user_state_dir
 
 from ..protocol.messages import DEFAULT_PORT
+from .fdlimit import connection_cap, raise_open_files
 from .listener import Server, start_server
+from .logguard import Throttled, guard_loop
 from .options import ServerOptions
 from .ssh.cli import add_ssh_arguments, start_ssh_from_args
 from .storage import StorageError
 
+log = logging.getLogger("rummy.server")
 DEFAULTS = ServerOptions()
 
 
@@ -49,6 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULTS.tables_per_address,
         metavar="N",
         help=f"open tables one address may have opened (default {DEFAULTS.tables_per_address})",
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=DEFAULTS.idle_timeout,
+        metavar="SECONDS",
+        help="close a connection that is not at a table and sends nothing for this long"
+        f" (default {DEFAULTS.idle_timeout:g})",
     )
     p.add_argument(
         "--keep-deserted",
@@ -91,16 +102,30 @@ LOOPBACK = frozenset({"127.0.0.1", "::1"})
 
 async def start(args: argparse.Namespace) -> Server:
     """The game server the arguments ask for, listening."""
+    ssh = args.ssh_port is not None
+    open_files = raise_open_files()
+    # With SSH each player holds two more files (their SSH connection and pty), and
+    # connections still logging in one each.
+    spare = 2 * args.ssh_max_sessions + args.ssh_max_startups if ssh else 0
+    max_connections = connection_cap(args.max_connections, open_files, spare)
+    if max_connections < args.max_connections:
+        log.warning(
+            "at most %d connections (not %d): the open-file limit is %s; raise it (ulimit -Hn) for more",
+            max_connections,
+            args.max_connections,
+            open_files,
+        )
     return await start_server(
         args.host,
         args.port,
         args.db or default_db(),
         bot_delay=args.bot_delay,
         deal_pause=args.deal_pause,
-        max_connections=args.max_connections,
+        max_connections=max_connections,
         max_per_address=args.max_per_address,
         tables_per_address=args.tables_per_address,
         keep_deserted=args.keep_deserted,
+        idle_timeout=args.idle_timeout,
         shared_addresses=LOOPBACK if args.ssh_port is not None else frozenset(),
         shared_people=args.ssh_max_sessions if args.ssh_port is not None else 0,
         rate=args.rate,
@@ -110,6 +135,9 @@ async def start(args: argparse.Namespace) -> Server:
 
 
 async def serve(args: argparse.Namespace) -> None:
+    # What asyncio reports (a failed accept(), say) is logged at most once every few
+    # seconds per kind: such errors come in loops.
+    guard_loop(asyncio.get_running_loop(), Throttled(logging.getLogger("rummy.server.loop")))
     try:
         server = await start(args)
     except StorageError as error:  # one sentence for the host, not a traceback

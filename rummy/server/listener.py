@@ -19,6 +19,7 @@ from typing import Any
 from ..protocol import errors as E
 from ..protocol.codec import encode
 from ..protocol.messages import Error
+from .fdlimit import BACKLOG
 from .lobby import Lobby
 from .logguard import Throttled
 from .options import ServerOptions
@@ -70,7 +71,7 @@ class Server:
         return f"{host}:{self.port}"
 
     async def listen(self, host: str, port: int) -> None:
-        self._listener = await asyncio.start_server(self._accept, host, port, backlog=1024)
+        self._listener = await asyncio.start_server(self._accept, host, port, backlog=BACKLOG)
         sockname = self._listener.sockets[0].getsockname()
         self.host, self.port = sockname[0], sockname[1]
         log.info("listening on %s (storage %s)", self.address, self.storage.path)

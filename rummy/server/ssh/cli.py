@@ -16,7 +16,12 @@ from platformdirs import user_state_dir
 
 from rummy.server.ssh.access import AccessError
 from rummy.server.ssh.hostkey import HostKeyError
-from rummy.server.ssh.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, DEFAULT_MAX_SESSIONS
+from rummy.server.ssh.limits import (
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_PER_ADDRESS,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_STARTUPS,
+)
 
 if TYPE_CHECKING:
     from rummy.server.ssh.server import SSHGameServer
@@ -68,6 +73,13 @@ def add_ssh_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_MAX_PER_ADDRESS,
         metavar="N",
         help=f"SSH connections allowed from one address (default {DEFAULT_MAX_PER_ADDRESS})",
+    )
+    group.add_argument(
+        "--ssh-max-startups",
+        type=int,
+        default=DEFAULT_MAX_STARTUPS,
+        metavar="N",
+        help=f"SSH connections still logging in, at once in all (default {DEFAULT_MAX_STARTUPS})",
     )
     group.add_argument(
         "--ssh-max-sessions",

@@ -16,8 +16,11 @@ DEFAULT_MAX_SESSIONS = 100
 # Sessions (so client processes) at once on one connection: ssh's connection
 # sharing may open a few; nobody needs dozens.
 MAX_SESSIONS_PER_CONNECTION = 4
-# Unauthenticated connections hold a slot; they get this long to log in.
-DEFAULT_LOGIN_TIMEOUT = 60.0
+# Connections still logging in, at once on the whole server (OpenSSH's MaxStartups):
+# each holds a file and a little memory until it logs in or its time is up.
+DEFAULT_MAX_STARTUPS = 32
+# Connections still logging in get this long to do it (OpenSSH's LoginGraceTime).
+DEFAULT_LOGIN_TIMEOUT = 30.0
 # Dead peers (a laptop lid closed, a dropped Wi-Fi) are noticed within
 # interval * count seconds, so their client ends and the seat can be reclaimed.
 KEEPALIVE_INTERVAL = 30.0
