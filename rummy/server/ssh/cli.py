@@ -129,6 +129,8 @@ async def start_ssh_from_args(
             client_argv=client_argv,
             idle_timeout=args.ssh_idle_timeout,
             max_per_address=args.ssh_max_per_address,
+            max_startups=args.ssh_max_startups,
+            max_sessions=args.ssh_max_sessions,
         )
     except (HostKeyError, AccessError, OSError) as exc:
         raise SystemExit(f"rummy-server: cannot serve SSH: {exc}") from None
