@@ -119,6 +119,7 @@ _full = msgspec.msgpack.Decoder(GameUpdate)
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)  # seconds, move sent -> its answer
+    sent_at: list[float] = field(default_factory=list)  # perf_counter when each of those was sent
     moves: int = 0  # moves accepted
     refused: Counter[str] = field(default_factory=Counter)  # error codes, answers and pushes
     games_finished: int = 0
@@ -234,6 +235,7 @@ class Seat(asyncio.Protocol):
             kind, sent, fut = pending
             if kind == "move":
                 self.stats.latencies.append(time.perf_counter() - sent)
+                self.stats.sent_at.append(sent)
                 if m.type == "error":
                     self._refused(m)
                 else:
@@ -307,6 +309,7 @@ class TableRun:
         self.seats: list[Seat] = []
         self.games_done = 0
         self.seated = False
+        self.table_id: int | None = None
         self._started = 0
         self._done = 0
 
@@ -316,8 +319,14 @@ class TableRun:
         for chair in range(4):
             rng = random.Random(run.seed * 10_007 + self.index * 4 + chair)
             seat = Seat(run, self, chair, make_bot(run.bot, random.Random(rng.getrandbits(64))), rng)
+            source = run.source(self.index)
             async with run.connecting:
-                await loop.create_connection(functools.partial(_same, seat), run.host, run.port)
+                await loop.create_connection(
+                    functools.partial(_same, seat),
+                    run.host,
+                    run.port,
+                    local_addr=None if source is None else (source, 0),
+                )
             self.seats.append(seat)
         for i, seat in enumerate(self.seats):
             await seat.call(Hello, version=PROTOCOL_VERSION, name=f"load{self.index}-{i}", lobby=run.lobby)
@@ -326,6 +335,7 @@ class TableRun:
         )
         table_id = seated.table_id
         assert table_id is not None
+        self.table_id = table_id
         await asyncio.gather(
             *(s.call(Sit, table_id=table_id, chair=c) for c, s in enumerate(self.seats) if c)
         )
@@ -381,6 +391,20 @@ class Run:
         self.tables = [TableRun(self, i) for i in range(args.tables)]
         self._unfinished = len(self.tables)
         self.finished = asyncio.Event()
+
+    def source(self, table_index: int) -> str | None:
+        """The address table ``table_index``'s clients connect from (None: any)."""
+        return None
+
+    def pending_moves(self) -> list[float]:
+        """When each move still unanswered was sent (perf_counter)."""
+        return [
+            sent
+            for t in self.tables
+            for seat in t.seats
+            for kind, sent, _ in seat._pending.values()
+            if kind == "move"
+        ]
 
     def table_finished(self) -> None:
         self._unfinished -= 1
@@ -632,6 +656,7 @@ async def _drive(args: argparse.Namespace, server: ServerUnderTest) -> dict[str,
 
     server0, self0 = Usage.of(server.pid), Usage.of(os.getpid())
     stats.latencies.clear()
+    stats.sent_at.clear()
     stats.lag.clear()
     stats.first_start_at = stats.last_move_at = time.perf_counter()
     run.all_playing = True

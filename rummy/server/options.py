@@ -35,7 +35,9 @@ class ServerOptions:
     burst: int = 60  # ...and at most this many at once
     flood_limit: int = 200  # requests dropped for the rate in about 10 s before the connection closes
     lobby_cost: int = 10  # tokens a whole table list costs (lobby_subscribe, hello with lobby)
-    chat_cost: int = 5  # tokens a chat line costs (it goes to everyone at the table)
+    # Tokens a request costs that sends much: a chat line (to everyone at the table), a
+    # watch or a rejoin (the table, the game as seen from there, the recent chat).
+    push_cost: int = 5
     # --- tables
     max_tables: int = 2000
     tables_per_connection: int = 3  # tables a connection opened that are still open

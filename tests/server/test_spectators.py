@@ -84,3 +84,18 @@ async def test_a_table_carries_only_so_many_chat_lines() -> None:
         await close_all([*players, *watchers])
     finally:
         await server.close()
+
+
+async def test_a_watch_costs_more_of_the_rate_limit() -> None:
+    """A watch is answered with the table, the game and the recent chat: watching and
+    leaving at the allowed rate cost the server more than any other request."""
+    server = await start_server(**{**FAST, "rate": 0.1, "burst": 26, "push_cost": 5})
+    try:
+        players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
+        w = await connect(server, "Wes")  # its hello takes one
+        answers = [await w.request(Watch, table_id=table_id) for _ in range(6)]
+        codes = [a.code if isinstance(a, Error) else "watching" for a in answers]
+        assert codes == ["watching"] + [errors.ALREADY_AT_TABLE] * 4 + [errors.RATE_LIMITED]
+        await close_all([*players, w])
+    finally:
+        await server.close()
