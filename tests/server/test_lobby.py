@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from rummy.net import Client
 from rummy.protocol import (
     AddBot,
     CreateTable,
@@ -22,7 +23,6 @@ from rummy.protocol import (
     TableOptions,
     errors,
 )
-from rummy.protocol.aio import Client
 from rummy.protocol.messages import Lobby, LobbyTable
 from rummy.server import Server, start_server
 from rummy.server.table import Table

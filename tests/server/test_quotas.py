@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from rummy.net import Client
 from rummy.protocol import (
     PROTOCOL_VERSION,
     AddBot,
@@ -22,7 +23,6 @@ from rummy.protocol import (
     Welcome,
     errors,
 )
-from rummy.protocol.aio import Client
 from rummy.server import Server, start_server
 
 from .game_helpers import FAST, close_all, connect, connect_from, server

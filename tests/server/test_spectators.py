@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+from rummy.net import Client
 from rummy.protocol import CHAT_LIMIT, Chat, Error, Leave, Ok, Table, Watch, Watching, errors
-from rummy.protocol.aio import Client
 from rummy.server import start_server
 
 from .game_helpers import FAST, close_all, connect, table_of_four

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from rummy.net import Client
 from rummy.protocol import PROTOCOL_VERSION, Hello, Welcome
-from rummy.protocol.aio import Client
 from rummy.server import start_server
 from rummy.server.storage import Storage, StorageError
 

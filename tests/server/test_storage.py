@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from rummy.engine import Game, GameRecord
+from rummy.net import Client
 from rummy.protocol import AddBot, CreateTable, Error, Leave, Ok, RemoveBot, Seated, Sit, errors
-from rummy.protocol.aio import Client
 from rummy.server import Server, start_server
 from rummy.server.storage import Storage
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from rummy.net import Client
 from rummy.protocol import (
     PROTOCOL_VERSION,
     Error,
@@ -17,7 +18,6 @@ from rummy.protocol import (
     errors,
     frame,
 )
-from rummy.protocol.aio import Client
 from rummy.server import start_server
 
 from .game_helpers import FAST, close_all, connect, table_of_four
