@@ -17,7 +17,7 @@ from ..protocol import errors as E
 from ..protocol.codec import client_decoder, encode
 from ..protocol.errors import ProtocolError
 from ..protocol.messages import ClientMessage, Error
-from .handlers import handle
+from .handlers import cost, handle
 from .peer import Refused
 from .ratelimit import TokenBucket
 
@@ -33,15 +33,21 @@ FLOOD_WINDOW = 10.0  # seconds: more than flood_limit dropped requests in about 
 
 class Session:
     def __init__(
-        self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str
+        self,
+        server: Server,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        address: str,
+        origin: str,
     ) -> None:
         self.server = server
         self.reader = reader
         self.writer = writer
-        self.address = address
+        self.address = address  # the peer's IP address, for the log
+        self.origin = origin  # what it counts as for the per-address caps
         self.name = ""
         self.table: Table | None = None
-        self.chair: int | None = None
+        self._chair: int | None = None
         self.said_hello = False
         self.wants_legal_moves = False
         self._closed = False
@@ -56,6 +62,17 @@ class Session:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def chair(self) -> int | None:
+        """The chair this connection sits in (None: in the lobby, or watching)."""
+        return self._chair
+
+    @chair.setter
+    def chair(self, chair: int | None) -> None:
+        if (chair is None) != (self._chair is None):  # the server counts who sits
+            self.server.seated += 1 if chair is not None else -1
+        self._chair = chair
+
     # --- sending ------------------------------------------------------------------------
 
     def send(self, message: Any) -> None:
@@ -69,7 +86,7 @@ class Session:
             self._closed = True
             return
         if transport.get_write_buffer_size() + len(data) > self.server.options.max_write_buffer:
-            log.warning("%s does not read its frames; dropped", self.address)
+            self.server.warn.warning("slow-reader", "%s does not read its frames; dropped", self.address)
             self.server.stats["slow_reader"] += 1
             self._closed = True
             transport.abort()
@@ -90,31 +107,76 @@ class Session:
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
-        timer = loop.call_later(self.server.options.hello_timeout, self._hello_timeout)
+        self._opened_at = self._heard_at = loop.time()
+        self._partial_since: float | None = None  # when the frame now arriving began
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._watch()
         try:
             while not self._closed:
                 data = await self.reader.read(READ_CHUNK)
                 if not data:
                     break
-                for item in self._decoder.feed(data):
+                items = self._decoder.feed(data)
+                if items:
+                    self._heard_at = loop.time()
+                if self._decoder.buffered and self._partial_since is None:
+                    self._partial_since = loop.time()
+                    self._watch()  # a frame began: its deadline may come first
+                elif not self._decoder.buffered:
+                    self._partial_since = None
+                for item in items:
                     if self._closed:
                         break
+                    said_hello = self.said_hello
                     await self._receive(item)
+                    if self.said_hello != said_hello:
+                        self._watch()  # from the hello deadline to the idle one
         except (ConnectionError, OSError):
             pass
         finally:
-            timer.cancel()
+            if self._watchdog is not None:
+                self._watchdog.cancel()
             self._gone()
 
-    def _hello_timeout(self) -> None:
-        if not self.said_hello and not self._closed:
-            self.server.stats["hello_timeout"] += 1
-            self.fail(E.HELLO_TIMEOUT, "No hello in time.")
+    def _watch(self) -> None:
+        """The connection's one timer, at its next deadline: ``hello`` within
+        ``hello_timeout``; a frame, once begun, whole within ``frame_timeout`` (a frame
+        left a few bytes short held its buffer for ever); and, for a connection not at
+        a table, a request at least every ``idle_timeout`` (idle connections that had
+        said hello were held for ever and filled the server). People at a table, in a
+        chair or watching, are never idle: the table's own clocks deal with them."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if self._closed:
+            return
+        options = self.server.options
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if not self.said_hello:
+            due, code, text = self._opened_at + options.hello_timeout, E.HELLO_TIMEOUT, "No hello in time."
+        elif self.table is None:
+            due, code, text = (
+                self._heard_at + options.idle_timeout,
+                E.IDLE_TIMEOUT,
+                f"Nothing heard from you for {options.idle_timeout:g} s: goodbye.",
+            )
+        else:
+            due, code, text = now + options.idle_timeout, "", ""  # look again later
+        if self._partial_since is not None and self._partial_since + options.frame_timeout < due:
+            due = self._partial_since + options.frame_timeout
+            code, text = E.FRAME_TIMEOUT, f"A frame took more than {options.frame_timeout:g} s to arrive."
+        if now >= due and code:
+            self.server.stats[code] += 1
+            self.fail(code, text)
+            return
+        self._watchdog = loop.call_at(max(due, now + 0.001), self._watch)
 
     async def _receive(self, item: ClientMessage | ProtocolError) -> None:
-        if not self._bucket.allow():
+        price = 1 if isinstance(item, ProtocolError) else cost(item, self.server.options)
+        if not self._bucket.allow(price):
             if not self._drops.allow():
-                log.warning("%s floods; cut off", self.address)
+                self.server.warn.warning("flood", "%s floods; cut off", self.address)
                 self.server.stats["flood"] += 1
                 self.fail(E.FLOOD, "Too many requests: goodbye.")
                 return
@@ -124,6 +186,8 @@ class Session:
             self.send(Error(id=rid, code=E.RATE_LIMITED, text="Too many requests: this one was dropped."))
             return
         if isinstance(item, ProtocolError):
+            self.server.stats["bad_frame"] += 1
+            self.server.warn.warning("bad-frame", "%s sent a bad frame: %s", self.address, item.text)
             self.send(Error(id=item.request_id, code=item.code, text=item.text, fatal=item.fatal))
             if item.fatal:
                 self.close()
@@ -133,7 +197,16 @@ class Session:
         except Refused as refused:
             self.send(Error(id=item.id, code=refused.code, text=refused.text))
         except Exception:
-            log.exception("request %s from %s failed", type(item).__name__, self.address)
+            # A bug: its traceback is logged (at most once every few seconds, however often
+            # a peer finds it), the peer told that nothing changed.
+            self.server.warn.log(
+                logging.ERROR,
+                "internal",
+                "request %s from %s failed",
+                type(item).__name__,
+                self.address,
+                exc_info=True,
+            )
             self.send(
                 Error(id=item.id, code=E.INTERNAL, text="The server failed on this request; nothing changed.")
             )
