@@ -49,7 +49,6 @@ import os
 import re
 import resource
 import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -62,7 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import msgspec
-from load import Run, Usage, percentile, raise_fd_limit, vm_hwm
+from load import Run, Usage, percentile, raise_fd_limit, stop_process, vm_hwm
 
 from rummy.protocol import (
     PROTOCOL_VERSION,
@@ -307,13 +306,7 @@ class Server:
         return self.log.stat().st_size
 
     async def stop(self) -> None:
-        if self.proc.returncode is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.proc.wait(), 30)
-            except TimeoutError:
-                self.proc.kill()
-                await self.proc.wait()
+        await stop_process(self.proc)
         self._log.close()
 
 
