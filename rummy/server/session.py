@@ -170,6 +170,7 @@ class Session:
         read and answer all of it at once (reading and answering each request of a
         flood on its own was the most of what the flood cost the server)."""
         transport = self.writer.transport
+        assert isinstance(transport, asyncio.Transport)  # a TCP stream's: it reads too
         transport.pause_reading()
         try:
             await asyncio.sleep(HOLD)
