@@ -3,7 +3,7 @@
     python bench/attack.py [--tables 20] [--think 0.5] [--phase 15] [--gap 5]
                            [--lobby-tables 300] [--connections 64]
                            [--attacks lobby,watch,chat,idle,malformed,hog,all]
-                           [--server-src DIR] [--json]
+                           [--server-src DIR] [--keep] [--json]
 
 It starts a ``rummy-server`` with its default limits (only the database is a
 temporary one) and fills its lobby with ``--lobby-tables`` waiting tables, each
@@ -13,8 +13,9 @@ seconds on average before each move), each table from its own address
 (127.1.x.y), as the load generator's clients do (bench/load.py).
 
 After a baseline of ``--phase`` seconds, each attack runs for as long from one
-address, 127.0.0.1, in a process of its own (so that its work does not delay
-the honest clients' figures), on up to ``--connections`` connections, each
+address, 127.0.0.1, in a process of its own at a lower priority (so that its
+work, which would be on another machine, delays neither the server nor the
+honest clients' figures much), on up to ``--connections`` connections, each
 sending at the documented rate of 20 requests a second and reconnecting when
 the server cuts it off; then ``--gap`` seconds pass before the next:
 
@@ -46,8 +47,8 @@ import itertools
 import json
 import os
 import re
+import resource
 import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -60,7 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import msgspec
-from load import Run, Usage, percentile, raise_fd_limit, vm_hwm
+from load import Run, Usage, percentile, raise_fd_limit, stop_process, vm_hwm
 
 from rummy.protocol import (
     PROTOCOL_VERSION,
@@ -236,7 +237,11 @@ async def attacker(kind: str, host: str, port: int, targets: list[int], duration
         for k in [kinds[i % len(kinds)]]
     ]
     await asyncio.wait_for(asyncio.gather(*tasks), duration + 30)
-    return {k: {**vars(s), "answers": dict(s.answers)} for k, s in per_kind.items()}
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "kinds": {k: {**vars(s), "answers": dict(s.answers)} for k, s in per_kind.items()},
+        "cpu_s": round(used.ru_utime + used.ru_stime, 2),
+    }
 
 
 # --- the honest side -----------------------------------------------------------------
@@ -301,13 +306,7 @@ class Server:
         return self.log.stat().st_size
 
     async def stop(self) -> None:
-        if self.proc.returncode is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.proc.wait(), 30)
-            except TimeoutError:
-                self.proc.kill()
-                await self.proc.wait()
+        await stop_process(self.proc)
         self._log.close()
 
 
@@ -434,7 +433,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         f" {None if hwm is None else round(hwm / 2**20)} MiB",
         flush=True,
     )
-    shutil.rmtree(tmp, ignore_errors=True)
+    if args.keep:
+        print(f"the server's database and log are kept in {tmp}", flush=True)
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
     return {"phases": results, "worst_ratio": round(ratio, 2), "server_peak_rss_mib": hwm}
 
 
@@ -444,7 +446,10 @@ def _line(r: dict[str, Any]) -> str:
         f" max {r['max_ms']} ms; unanswered {r['unanswered']}, honest lost {r['honest_lost']};"
         f" server CPU {r['server_cpu_pct']}%, log {r['server_log_kib']} KiB"
     )
-    for kind, a in (r["attack"] or {}).items():
+    attack = r["attack"] or {}
+    if "cpu_s" in attack:
+        text += f"; the attacker used {100 * attack['cpu_s'] / r['seconds']:.0f}% of a core"
+    for kind, a in attack.get("kinds", {}).items():
         answers = ", ".join(f"{k} {v}" for k, v in sorted(a["answers"].items(), key=lambda kv: -kv[1])[:4])
         text += (
             f"\n{'':>16}{kind}: {a['connections']} connections ({a['cut_off']} cut off,"
@@ -468,6 +473,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"which, in order (default {','.join([*KINDS, 'all'])})",
     )
     p.add_argument("--server-src", type=Path, help="run the server from this source tree")
+    p.add_argument("--keep", action="store_true", help="keep the server's database and log")
     p.add_argument("--json", action="store_true", help="end with the figures as one line of JSON")
     # The attacker process's own arguments.
     p.add_argument("--role", choices=["bench", "attacker"], default="bench", help=argparse.SUPPRESS)
@@ -480,6 +486,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.role == "attacker":
+        # On one machine the attacker's own work takes CPU from the server, which an
+        # attacker elsewhere would not: it runs at a lower priority.
+        os.nice(10)
         targets = [int(t) for t in args.targets.split(",")]
         result = asyncio.run(
             attacker(args.kind, "127.0.0.1", args.port, targets, args.phase, args.connections)

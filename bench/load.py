@@ -546,13 +546,19 @@ class Subprocess(ServerUnderTest):
         self.port = int(address.rsplit(":", 1)[1])
 
     async def stop(self) -> None:
-        if getattr(self, "proc", None) is not None and self.proc.returncode is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.proc.wait(), 30)
-            except TimeoutError:
-                self.proc.kill()
-                await self.proc.wait()
+        if getattr(self, "proc", None) is not None:
+            await stop_process(self.proc)
+
+
+async def stop_process(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM, as a host stops the server; SIGKILL if it is not gone within 30 s."""
+    if proc.returncode is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), 30)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
 
 
 class InProcess(ServerUnderTest):

@@ -135,11 +135,14 @@ LOOPBACK = frozenset({"127.0.0.1", "::1"})
 
 async def start(args: argparse.Namespace) -> Server:
     """The game server the arguments ask for, listening."""
-    ssh = args.ssh_port is not None
     open_files = raise_open_files()
-    # With SSH each player holds two more files (their SSH connection and pty), and
-    # connections still logging in one each.
-    spare = 2 * args.ssh_max_sessions + args.ssh_max_startups if ssh else 0
+    # Each SSH or browser player holds two more files (their connection and pty), and
+    # SSH connections still logging in one each.
+    spare = 0
+    if args.ssh_port is not None:
+        spare += 2 * args.ssh_max_sessions + args.ssh_max_startups
+    if args.web_port is not None:
+        spare += 2 * args.web_max_sessions
     max_connections = connection_cap(args.max_connections, open_files, spare)
     if max_connections < args.max_connections:
         log.warning(

@@ -41,7 +41,8 @@ class ServerOptions:
     lobby_cost: int = 10  # tokens a whole table list costs (lobby_subscribe, hello with lobby)
     # Tokens a request costs that sends much: a chat line (to everyone at the table), a
     # watch or a rejoin (the table, the game as seen from there, the recent chat).
-    push_cost: int = 5
+    push_cost: int = 10
+    bad_frame_cost: int = 5  # a frame that cannot be read: our clients never send one
     # --- tables
     max_tables: int = 2000
     tables_per_connection: int = 3  # tables a connection opened that are still open
@@ -51,8 +52,8 @@ class ServerOptions:
     # A game in play whose people are all away (bots do not count) is ended, and its
     # table closed, after this many seconds: its players may come back meanwhile.
     keep_deserted: float = 900.0
-    chat_rate: float = 5.0  # chat lines per second a table carries on average...
-    chat_burst: int = 10  # ...and at most this many at once
+    chat_rate: float = 1.0  # chat lines per second a table carries on average...
+    chat_burst: int = 5  # ...and at most this many at once
     chat_history: int = 20  # chat lines replayed to someone joining a table
     # --- pushes
     max_write_buffer: int = 4 * 1024 * 1024  # bytes queued for a slow reader before it is dropped

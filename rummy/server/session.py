@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 READ_CHUNK = 64 * 1024
+HOLD = 0.25  # seconds the answers to requests over the rate may wait, to go out together
 FLOOD_WINDOW = 10.0  # seconds: more than flood_limit dropped requests in about this long is a flood
 
 
@@ -51,6 +52,9 @@ class Session:
         self.said_hello = False
         self.wants_legal_moves = False
         self._closed = False
+        self._over_rate = False  # a request was refused for the rate: read it less often
+        self._held = bytearray()  # answers to send soon (see _hold)
+        self._release: asyncio.TimerHandle | None = None
         self._decoder = client_decoder()
         self._bucket = TokenBucket(server.options.rate, server.options.burst)
         # Dropped requests are counted over a window, so a client that goes over the
@@ -79,6 +83,9 @@ class Session:
         self.send_frame(encode(message))
 
     def send_frame(self, data: bytes) -> None:
+        if self._held:  # answers held back go first, so that answers keep their order
+            data = bytes(self._held) + data
+            self._held.clear()
         if self._closed:
             return
         transport = self.writer.transport
@@ -93,6 +100,19 @@ class Session:
             return
         self.writer.write(data)
 
+    def _hold(self, data: bytes) -> None:
+        """Send ``data`` within ``HOLD`` seconds, with whatever else comes meanwhile: a
+        connection over its rate is answered in a few writes a second, not one each
+        (a write is a system call: the most of what an answer costs the server)."""
+        self._held += data
+        if self._release is None:
+            self._release = asyncio.get_running_loop().call_later(HOLD, self._let_go)
+
+    def _let_go(self) -> None:
+        self._release = None
+        if self._held:
+            self.send_frame(b"")
+
     def fail(self, code: str, text: str, request_id: int | None = None) -> None:
         """Send a last error and close (what is queued is still delivered)."""
         self.send(Error(id=request_id, code=code, text=text, fatal=True))
@@ -100,6 +120,10 @@ class Session:
 
     def close(self) -> None:
         if not self._closed:
+            if self._held:
+                self.send_frame(b"")
+            if self._release is not None:
+                self._release.cancel()
             self._closed = True
             self.writer.close()
 
@@ -131,12 +155,28 @@ class Session:
                     await self._receive(item)
                     if self.said_hello != said_hello:
                         self._watch()  # from the hello deadline to the idle one
+                if self._over_rate:
+                    self._over_rate = False
+                    await self._pause()
         except (ConnectionError, OSError):
             pass
         finally:
             if self._watchdog is not None:
                 self._watchdog.cancel()
             self._gone()
+
+    async def _pause(self) -> None:
+        """Over its rate: leave what it sends in the kernel for ``HOLD`` seconds, then
+        read and answer all of it at once (reading and answering each request of a
+        flood on its own was the most of what the flood cost the server)."""
+        transport = self.writer.transport
+        assert isinstance(transport, asyncio.Transport)  # a TCP stream's: it reads too
+        transport.pause_reading()
+        try:
+            await asyncio.sleep(HOLD)
+        finally:
+            if not transport.is_closing():
+                transport.resume_reading()
 
     def _watch(self) -> None:
         """The connection's one timer, at its next deadline: ``hello`` within
@@ -173,7 +213,8 @@ class Session:
         self._watchdog = loop.call_at(max(due, now + 0.001), self._watch)
 
     async def _receive(self, item: ClientMessage | ProtocolError) -> None:
-        price = 1 if isinstance(item, ProtocolError) else cost(item, self.server.options)
+        options = self.server.options
+        price = options.bad_frame_cost if isinstance(item, ProtocolError) else cost(item, options)
         if not self._bucket.allow(price):
             if not self._drops.allow():
                 self.server.warn.warning("flood", "%s floods; cut off", self.address)
@@ -183,7 +224,10 @@ class Session:
             # Every request gets exactly one answer, so a client that waits for each
             # id never hangs: a dropped one is answered with this error and its id.
             rid = item.request_id if isinstance(item, ProtocolError) else item.id
-            self.send(Error(id=rid, code=E.RATE_LIMITED, text="Too many requests: this one was dropped."))
+            self._over_rate = True
+            self._hold(
+                encode(Error(id=rid, code=E.RATE_LIMITED, text="Too many requests: this one was dropped."))
+            )
             return
         if isinstance(item, ProtocolError):
             self.server.stats["bad_frame"] += 1

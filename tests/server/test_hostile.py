@@ -6,6 +6,7 @@ import asyncio
 import logging
 import random
 import socket
+from collections import Counter
 from collections.abc import AsyncIterator
 
 import msgpack
@@ -340,9 +341,9 @@ async def test_deep_or_unhashable_frames_get_an_error_and_the_log_one_line(
         raw({"type": {"a": 1}, "id": 7}),
     ]
     with caplog.at_level(logging.INFO, logger="rummy"):
-        for _ in range(10):
+        for _ in range(4):  # 16 frames of 5 tokens each: within the burst of 100
             c.send_raw(b"".join(bad))
-        await c.until(lambda c: len([m for m in c.received if isinstance(m, Error)]) >= 40)
+        await c.until(lambda c: len([m for m in c.received if isinstance(m, Error)]) >= 16)
         assert isinstance(await c.request(Hello, version=PROTOCOL_VERSION, name="Ann"), Welcome)
     answers = [m for m in c.received if isinstance(m, Error)]
     assert {e.code for e in answers} <= {errors.BAD_MSGPACK, errors.UNKNOWN_MESSAGE}
@@ -352,4 +353,15 @@ async def test_deep_or_unhashable_frames_get_an_error_and_the_log_one_line(
     assert not any(r.exc_info for r in lines)
     assert sum("bad frame" in r.getMessage() for r in lines) == 1
     await still_serves(c)
+    await c.close()
+
+
+async def test_a_bad_frame_costs_more_of_the_rate_limit(server: Server) -> None:
+    """Our clients never send a frame that cannot be read: each costs five requests'
+    worth, and the answers to those over the rate still come, one per frame."""
+    c = await connect(server, "Ann")  # STRICT: a burst of 100; the hello took one
+    c.send_raw(b"".join(raw({"type": [1], "id": 100 + i}) for i in range(25)))
+    await c.until(lambda c: len([m for m in c.received if isinstance(m, Error)]) >= 25)
+    codes = Counter(m.code for m in c.received if isinstance(m, Error))
+    assert codes == {errors.UNKNOWN_MESSAGE: 19, errors.RATE_LIMITED: 6}
     await c.close()

@@ -28,7 +28,16 @@ from rummy.server.ssh.cli import game_address, start_ssh_from_args
 from rummy.server.ssh.limits import MAX_SESSIONS_PER_CONNECTION
 from rummy.server.ssh.server import IDLE_NOTICE, SSHGameServer
 from rummy.server.ssh.session import TERMINAL_RESET
-from tests.server.door_helpers import TIMEOUT, field, process_gone, standin, wait_until
+from tests.server.door_helpers import (
+    CLEAN_ENV,
+    TIMEOUT,
+    env_of,
+    field,
+    host_secrets,
+    process_gone,
+    standin,
+    wait_until,
+)
 
 GAME_ADDRESS = "127.0.0.1:4567"  # the stand-in only prints it
 
@@ -417,20 +426,16 @@ async def test_the_client_gets_a_clean_environment(
     """Each player's client inherited the host's whole environment (its secrets, its
     ssh-agent socket); now it gets what it needs: TERM, the locale, PATH, and its own
     state directory (as HOME too)."""
-    monkeypatch.setenv("SSH_AUTH_SOCK", "/tmp/ssh-host/agent.1")
-    monkeypatch.setenv("RUMMY_HOST_SECRET", "hunter2")
-    monkeypatch.setenv("XDG_CONFIG_HOME", "/root/.config")
+    host_secrets(monkeypatch)
     async with await connect(server, "alice", keys[0]) as conn:
         screen = Screen(await open_terminal(conn))
         state = Path(field(await screen.line_after(b"STATE"), "dir"))
-        line = await screen.line_after(b"ENV ")
-    env = {k: bytes.fromhex(v).decode() for k, v in (item.split("=", 1) for item in line.split()[1:])}
-    assert set(env) <= {"PATH", "PYTHONPATH", "TZ", "LANG", "LC_ALL", "LC_CTYPE", "COLORTERM", "NO_COLOR",
-                        "TERM", "HOME", "RUMMY_STATE_DIR"} | {"LC_CTYPE"}  # fmt: skip
+        env = env_of(await screen.line_after(b"ENV "))
+    assert set(env) <= CLEAN_ENV
     assert env["TERM"] == "xterm-256color" and env["PATH"]
     assert env["HOME"] == env["RUMMY_STATE_DIR"] == str(state)
     assert any(k in env for k in ("LANG", "LC_ALL", "LC_CTYPE"))
-    assert "hunter2" not in line and "agent" not in bytes.fromhex(line.split()[1].split("=")[1]).decode()
+    assert not any("hunter2" in v or "agent" in v for v in env.values())
 
 
 async def test_sessions_per_connection_are_limited(
@@ -472,9 +477,10 @@ async def test_the_idle_notice_and_terminal_reset_reach_a_slow_player(
     link was lost: the notice, and the reset that turns off the alternate screen and
     mouse reports (their terminal was left in the game's screen). Now the client's
     output stops, the reset and the notice follow it, and only then does it close."""
-    async with await serve(
-        tmp_path / "state", idle_timeout=1.0, client_argv=standin("--chatter", "6000")
-    ) as srv, await connect(srv, "alice", keys[0]) as conn:
+    async with (
+        await serve(tmp_path / "state", idle_timeout=1.0, client_argv=standin("--chatter", "6000")) as srv,
+        await connect(srv, "alice", keys[0]) as conn,
+    ):
         process = await open_terminal(conn)
         await asyncio.sleep(2.0)  # reading nothing: 6 MB of screen queue up meanwhile
         data = await asyncio.wait_for(process.stdout.read(), TIMEOUT * 3)

@@ -235,7 +235,7 @@ class GameSSHConnection(asyncssh.SSHServer):
 
     # -- sessions ----------------------------------------------------------------
 
-    def session_requested(self) -> GameSession | bool:
+    def session_requested(self) -> GameSession | Refusal | bool:
         assert self._identity is not None
         shared = self._shared
         if len(self._sessions) >= MAX_SESSIONS_PER_CONNECTION:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import asyncssh
 
+from rummy.server.client_env import LOCALE, client_env
 from rummy.server.ssh.identity import ClientStateDir, Identity
 from rummy.server.ssh.pty_child import INPUT_HIGH_WATER, PtyChild, WindowSize
 from rummy.server.wording import exit_words
@@ -38,13 +38,8 @@ TERMINAL_RESET = b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?10
 FULL_REFUSAL = "rummy: the server has as many SSH players as it can take ({limit}); try again later.\r\n"
 # When TERM is empty the client still needs something it can draw with.
 FALLBACK_TERM = "xterm-256color"
-# What the client gets of the host's own environment: how to find programs and
-# modules, the time zone and the locale. Nothing else: the host's environment holds
-# its secrets (an ssh-agent socket, tokens, passwords) and its own terminal's state.
-_HOST_ENV = ("PATH", "PYTHONPATH", "TZ", "LANG", "LC_ALL", "LC_CTYPE")
-_LOCALE = ("LANG", "LC_ALL", "LC_CTYPE")
 # Settings the player's own ssh may send (SendEnv) that matter to drawing.
-_PASSED_ENV = (*_LOCALE, "COLORTERM", "NO_COLOR")
+_PASSED_ENV = (*LOCALE, "COLORTERM", "NO_COLOR")
 
 
 def default_client_command(game_address: str, name: str) -> list[str]:
@@ -188,21 +183,12 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
     # -- the client ----------------------------------------------------------
 
     def _child_env(self, state_dir: Path) -> dict[str, str]:
-        """A clean environment: what the client needs, from the host and the player."""
+        """A clean environment (client_env.py), with the player's own locale and colours."""
         assert self._chan is not None and self._term_type is not None
-        env = {k: os.environ[k] for k in _HOST_ENV if k in os.environ}
-        env.setdefault("PATH", os.defpath)
         sent = self._chan.get_environment()
-        passed = {k: sent[k] for k in _PASSED_ENV if isinstance(sent.get(k), str)}
-        if any(k in passed for k in _LOCALE):  # the player's locale replaces the host's
-            for k in _LOCALE:
-                env.pop(k, None)
-        env.update(passed)
-        if not any(k in env for k in _LOCALE):
-            env["LANG"] = "C.UTF-8"  # suits and box drawing need UTF-8
-        env["TERM"] = self._term_type
-        env["HOME"] = env["RUMMY_STATE_DIR"] = str(state_dir)  # nothing of the host's home
-        return env
+        return client_env(
+            state_dir, self._term_type, {k: sent[k] for k in _PASSED_ENV if isinstance(sent.get(k), str)}
+        )
 
     def _send(self, data: bytes) -> None:
         if self._chan is not None and not self._chan.is_closing():
