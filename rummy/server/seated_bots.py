@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from ..engine import view_for
 from ..engine.bots import Bot, make_bot
-from ..protocol.messages import Clock
+from ..protocol.messages import Clock, PlayedBy
 from .clock import TurnClock
 from .peer import Refused
 
@@ -132,6 +132,10 @@ class Autoplay:
         bot = self._bots.get(seat)
         if bot is None:
             bot = self._bots[seat] = make_bot(BOT, random.Random(secrets.randbits(64)))
+        # Who plays: the seat's own bot, or the server for a person (R9: same view).
+        auto: PlayedBy | None = None
+        if not table.chair_of_seat(seat).bot:
+            auto = "timer" if self._expired == (table.game_id, game.deal, seat) else "stand_in"
         view = view_for(game, seat)
         try:
             move = bot.choose(view)
@@ -140,7 +144,7 @@ class Autoplay:
             move = view.legal_moves()[0]
         self._moving = (seat, n)
         try:
-            await table.apply(seat, move, after=n)
+            await table.apply(seat, move, after=n, auto=auto)
         except Refused as refused:
             log.warning("table %s: bot move refused: %s %s", table.id, refused.code, refused.text)
         finally:

@@ -52,7 +52,7 @@ CREATE TABLE IF NOT EXISTS games (
 );
 CREATE TABLE IF NOT EXISTS moves (
     game_id INTEGER NOT NULL, n INTEGER NOT NULL, move TEXT NOT NULL, at REAL NOT NULL,
-    PRIMARY KEY (game_id, n)
+    auto TEXT, PRIMARY KEY (game_id, n)
 );
 CREATE INDEX IF NOT EXISTS games_by_table ON games (table_id, number);
 """
@@ -78,6 +78,7 @@ class StoredGame:
     seating: str
     finished: bool
     moves: list[dict[str, Any]] = field(default_factory=list)
+    autos: list[str | None] = field(default_factory=list)  # who played each move for its seat
 
 
 @dataclass(slots=True)
@@ -111,10 +112,17 @@ class Storage:
             raise ValueError(f"sync must be 'full' or 'normal', not {sync!r}")
         self._db.execute(f"PRAGMA synchronous={sync.upper()}")
         self._db.executescript(SCHEMA)
+        self._upgrade()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rummy-db")
         self._pending: list[tuple[list[Statement], asyncio.Future[None]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self.commits = 0  # batches committed (the load generator reports it)
+
+    def _upgrade(self) -> None:
+        """Bring a database written by an older server up to this schema."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(moves)")}
+        if "auto" not in columns:  # before moves said who played them (timer, stand-in)
+            self._db.execute("ALTER TABLE moves ADD COLUMN auto TEXT")
 
     # --- reading, once, at start -------------------------------------------------
 
@@ -142,7 +150,11 @@ class Storage:
             game = None
             if row is not None:
                 game = StoredGame(row[0], row[1], int(row[2]), row[3], row[4] is not None)
-                game.moves = self.game_moves(game.id)
+                for move, auto in db.execute(
+                    "SELECT move, auto FROM moves WHERE game_id=? ORDER BY n", (game.id,)
+                ):
+                    game.moves.append(json.loads(move))
+                    game.autos.append(auto)
             tables.append(StoredTable(table_id, name, options, creator, chairs, game, games))
         last_table = db.execute("SELECT coalesce(max(id), 0) FROM tables").fetchone()[0]
         last_game = db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
@@ -260,10 +272,12 @@ class Storage:
         )
 
     @staticmethod
-    def add_move(game_id: int, n: int, move: dict[str, Any]) -> Statement:
+    def add_move(game_id: int, n: int, move: dict[str, Any], auto: str | None = None) -> Statement:
+        """``auto``: who played the move for its seat when its player did not
+        ("timer", "stand_in"; the protocol's ``GameUpdate.auto``)."""
         return (
-            "INSERT INTO moves (game_id, n, move, at) VALUES (?, ?, ?, ?)",
-            (game_id, n, json.dumps(move, separators=(",", ":")), time.time()),
+            "INSERT INTO moves (game_id, n, move, at, auto) VALUES (?, ?, ?, ?, ?)",
+            (game_id, n, json.dumps(move, separators=(",", ":")), time.time(), auto),
         )
 
     @staticmethod

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from rummy.engine import Game, GameRecord, move_from_data, view_for
+from rummy.engine import DealStarted, Game, GameRecord, move_from_data, view_for
 from rummy.engine.bots import make_bot
 from rummy.net import Client
 from rummy.protocol import (
@@ -32,6 +32,7 @@ from rummy.protocol import (
     Start,
     TableOptions,
     Welcome,
+    event_from_wire,
 )
 
 from .game_helpers import play, play_all
@@ -151,6 +152,9 @@ async def test_sigkill_mid_game_loses_nothing_acknowledged(tmp_path: Path) -> No
         assert ann.game is not None and ann.view is not None
         first_seen = (ann.game.moves, ann.view)  # the bots may have moved on already
         assert first_seen[0] >= len(record.moves)
+        # The log survives the restart: the deal so far is told again, from storage.
+        assert ann.game.history is not None
+        told = [event_from_wire(e) for step in ann.game.history for e in step.events]
         await cy.until(lambda c: c.table is not None)
         assert cy.table is not None and cy.table.status == "waiting" and cy.table.options.on_drop == "bot"
         await play_all([ann, bob])
@@ -165,3 +169,9 @@ async def test_sigkill_mid_game_loses_nothing_acknowledged(tmp_path: Path) -> No
     assert final.moves[: len(record.moves)] == record.moves  # nothing lost, nothing changed
     n, view = first_seen
     assert view == view_for(Game.replay(GameRecord(final.seed, final.seating, final.moves[:n])), view.seat)
+    replay = Game(final.seed, final.seating)
+    story = list(replay.opening_events)  # the deal's story: from its start to move n
+    for move in final.moves[:n]:
+        events = replay.apply(move)
+        story = events if any(isinstance(e, DealStarted) for e in events) else story + events
+    assert told == story

@@ -428,7 +428,7 @@ async def test_real_client_over_ssh_plays_and_the_key_gets_the_seat_back(
         await screen.wait_for_text("you are alice")
         await screen.press(b"n", "Turn timer")  # the new-table form is open
         await screen.press(b"\x13", "Your table")  # ctrl+s creates it; Alice sits in chair 1
-        for bot in ("Bot 2", "Bot 3", "Bot 4"):
+        for bot in ("Dara", "Mina", "Kian"):
             await screen.press(b"b", bot)
         await screen.press(b"g", "Deal 1 of 2")
         conn.abort()  # the connection drops

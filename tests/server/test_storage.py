@@ -95,3 +95,23 @@ async def test_a_move_that_cannot_be_saved_is_refused_and_changes_nothing(server
     assert table.game.snapshot() == before
     await play_all(clients)
     await close_all(clients)
+
+
+def test_a_database_of_an_older_server_is_upgraded(tmp_path: Path) -> None:
+    """Moves stored before they said who played them (``auto``) still load; new ones say."""
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as con:
+        con.execute(
+            "CREATE TABLE moves (game_id INTEGER NOT NULL, n INTEGER NOT NULL, move TEXT NOT NULL,"
+            " at REAL NOT NULL, PRIMARY KEY (game_id, n))"
+        )
+        con.execute("INSERT INTO moves VALUES (1, 0, '{\"type\": \"draw_stock\"}', 0)")
+    storage = Storage(db)
+
+    async def write() -> None:
+        await storage.write([storage.add_move(1, 1, {"type": "pass"}, "timer")])
+        await storage.close()
+
+    asyncio.run(write())
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT n, auto FROM moves ORDER BY n").fetchall() == [(0, None), (1, "timer")]
