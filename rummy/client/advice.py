@@ -26,9 +26,8 @@ from rummy.engine import (
 )
 
 from . import text
-from .describe import meld_name
+from .describe import meld_name, turn_part
 from .model import Seats
-from .widgets.table.players import turn_part
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from textual.app import App
 from rummy.client.messages import PlayMove, ReadyForNextDeal, SendChat
 from rummy.client.model import SeatInfo, Seats
 from rummy.client.screens.table import TableScreen
+from rummy.client.widgets.table.faces import Look
 from rummy.engine import Game, IllegalMove, Move, NextDeal, view_for
 from rummy.engine.bots import make_bot
 
@@ -45,7 +46,7 @@ class TableHarness(App[None]):
         self.sent: list[Move] = []
         self.chat: list[str] = []
         self.rng = random.Random(3)
-        self.table = TableScreen(ascii=ascii)
+        self.table = TableScreen(Look(ascii))
 
     def on_mount(self) -> None:
         self.push_screen(self.table)

@@ -10,17 +10,18 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
+from rummy.client.cli import run
 from rummy.client.connection import ConnectionChanged
 from rummy.client.screens.lobby import LobbyScreen
 from rummy.client.screens.modals import ChooseScreen, TooSmallScreen
 from rummy.client.screens.new_table import NewTableScreen
 from rummy.client.screens.table import TableScreen
 from rummy.client.state import StateStore, seat_key
-from rummy.client.widgets.feed import Feed
 from rummy.client.widgets.status import ConnectionBanner
 from rummy.engine import DrawStock, Game
 from rummy.protocol import (
     AddBot,
+    Chat,
     ChatLine,
     Clock,
     CreateTable,
@@ -62,13 +63,16 @@ async def test_the_lobby_lists_tables_and_follows_changes() -> None:
         await pilot.pause()
         rows = lobby_rows(app)
         assert len(rows) == 2
-        assert "Friday | waiting | Bob, free, free, free" in rows[0]
-        assert "drawn partners, no timer, waits on drop" in rows[0]
+        assert "Friday | waiting | Bob, 3 free" in rows[0]
+        assert "drawn, no timer, waits" in rows[0]
+        # The chosen table in full words, below the list.
+        assert "1 Bob, 2 free, 3 free, 4 free" in screen_text(app)
+        assert "partners drawn (R2.2); no turn timer;" in screen_text(app)
         say(app, LobbyTable(table=table_info(1, "Friday", ("Bob", "Cy", "Bot 3", None), bots=(2,))))
         say(app, LobbyGone(table_id=2))
         await pilot.pause()
         rows = lobby_rows(app)
-        assert len(rows) == 1 and "Bob, Cy, Bot 3 (bot), free" in rows[0]
+        assert len(rows) == 1 and "Bob, Cy, 1 bot, 1 free" in rows[0]
 
 
 async def test_markup_and_escape_codes_from_players_do_nothing() -> None:
@@ -101,7 +105,8 @@ async def test_markup_and_escape_codes_from_players_do_nothing() -> None:
         assert "[link=x]hi[/link]" in text  # the chat
         assert "\x1b" not in text and "\x07" not in text
         # The styles of that text are the screen's own: nothing in it turned red.
-        for span in app.table_screen.query_one("#chat").lines[-1].spans:  # type: ignore[union-attr]
+        assert app.table_screen is not None
+        for span in app.table_screen.chat.lines[-1].spans:
             assert "red" not in str(span.style) and "link" not in str(span.style)
 
 
@@ -128,15 +133,15 @@ async def test_create_a_table_with_its_options() -> None:
         await pilot.press("n")
         assert isinstance(app.screen, NewTableScreen)
         await pilot.press(*"Night", "enter")  # typing replaces the proposed name; on to Partners
-        await pilot.press("enter", "down", "enter")  # as seated
-        await pilot.press("tab", "enter", "down", "down", "enter")  # 60 seconds
-        await pilot.press("tab", "enter", "down", "enter")  # a bot plays for them
-        await pilot.press("tab", "enter", "down", "down", "enter")  # chair 3
+        await pilot.press("right")  # as seated
+        await pilot.press("tab", "right", "right")  # 60 seconds
+        await pilot.press("tab", "right")  # a bot plays for them
+        await pilot.press("tab", "right", "right")  # chair 3
         assert "as seated" in screen_text(app) and "60 seconds" in screen_text(app)
         await pilot.press("ctrl+s")
         await pilot.pause()
-        kind, request = sent.sent[-1]
-        assert kind == "create" and isinstance(request, CreateTable)
+        request = sent.sent[-1]
+        assert isinstance(request, CreateTable)
         assert request.name == "Night"
         assert request.options == TableOptions(seating="chosen", turn_seconds=60, on_drop="bot")
         assert request.chair == 2
@@ -159,19 +164,19 @@ async def test_sit_in_a_chosen_chair_or_watch() -> None:
 async def test_the_creator_seats_bots_and_starts() -> None:
     app, sent = offline_app()
     async with app.run_test() as pilot:
-        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), "create")
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
         say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None), creator=0)))
         await pilot.pause()
         assert "b seats a bot" in screen_text(app)
         await pilot.press("b", "b")  # twice before the table changes: two chairs
-        assert [m.chair for _, m in sent.sent if isinstance(m, AddBot)] == [1, 2]
+        assert [m.chair for m in sent.sent if isinstance(m, AddBot)] == [1, 2]
         await pilot.press("g")
         assert isinstance(sent.last(), Start)
         await pilot.press("l")
         assert isinstance(sent.last(), Leave)
-        say(app, Ok(id=len(sent.sent)), "leave")
+        say(app, Ok(id=len(sent.sent)), Leave)
         await pilot.pause()
-        assert app.my_table is None and "No tables yet" in screen_text(app)
+        assert app.session.table is None and "Your table" not in screen_text(app)
         assert StateStore().seat(seat_key("example.org:7325", "Ann")) is None  # leaving forgets the token
 
 
@@ -179,7 +184,7 @@ async def test_the_seat_token_is_remembered_for_a_rejoin(state_dir: Path) -> Non
     """A token from seated is kept in the state directory (private) and offered again."""
     app, _ = offline_app()
     async with app.run_test() as pilot:
-        say(app, Seated(id=1, table_id=3, chair=2, token="tok-3"), "sit")
+        say(app, Seated(id=1, table_id=3, chair=2, token="tok-3"), Sit)
         await pilot.pause()
     stored = StateStore().seat(seat_key("example.org:7325", "Ann"))
     assert stored is not None and (stored.token, stored.table_id, stored.chair) == ("tok-3", 3, 2)
@@ -192,24 +197,22 @@ async def test_a_game_opens_the_table_and_moves_go_to_the_server() -> None:
     game = Game(7, seating="chosen")
     events = advance_to(game, 0)
     async with app.run_test() as pilot:
-        say(app, Seated(id=1, table_id=3, chair=0, token="t"), "sit")
+        say(app, Seated(id=1, table_id=3, chair=0, token="t"), Sit)
         say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
         say(app, game_update(3, game, 0, events))
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
         assert "Your turn: s draws from the stock" in screen_text(app)
         await pilot.press("s")
-        kind, request = sent.sent[-1]
-        assert kind == "move" and isinstance(request, MoveRequest)
+        request = sent.sent[-1]
+        assert isinstance(request, MoveRequest)
         assert move_from_wire(request.move) == DrawStock() and request.after == len(game.moves)
         await pilot.press("s")  # a second press before the answer sends nothing more
         assert len(sent.sent) == 1
-        say(app, Error(id=request.id, code="stale", text="Someone moved first: look again."), "move")
+        say(app, Error(id=request.id, code="stale", text="Someone moved first: look again."), MoveRequest)
         await pilot.pause()
         assert app.table_screen is not None
-        assert (
-            "Refused: Someone moved first: look again." in app.table_screen.query_one("#log", Feed).plain_text
-        )
+        assert "Refused: Someone moved first: look again." in app.table_screen.log_view.plain_text
         await pilot.press("s")
         assert len(sent.sent) == 2  # answered: the next move may go
 
@@ -223,10 +226,10 @@ async def test_the_turn_timer_shows_beside_the_player() -> None:
         say(app, game_update(3, game, 0))
         say(app, Clock(table_id=3, kind="turn", seat=0, remaining=42.0, paused=False))
         await pilot.pause()
-        assert re.search(r"to draw 0:4[12]", screen_text(app))
+        assert re.search(r"to draw\s+0:4[12]", screen_text(app))
         say(app, Clock(table_id=3, kind="off"))
         await pilot.pause()
-        assert not re.search(r"to draw 0:", screen_text(app))
+        assert not re.search(r"to draw\s+0:", screen_text(app))
 
 
 async def test_a_lost_connection_shows_a_banner() -> None:
@@ -244,7 +247,7 @@ async def test_a_lost_connection_shows_a_banner() -> None:
 async def test_errors_are_sentences() -> None:
     app, _ = offline_app()
     async with app.run_test(notifications=True) as pilot:
-        say(app, Error(id=3, code="chair-taken", text="That chair is taken."), "sit")
+        say(app, Error(id=3, code="chair-taken", text="That chair is taken."), Sit)
         await pilot.pause()
         assert "That chair is taken." in screen_text(app)
         assert "Traceback" not in screen_text(app)
@@ -271,19 +274,22 @@ async def test_quit_from_the_lobby_does_not_ask() -> None:
     assert app.return_code == 0
 
 
-async def test_a_bug_ends_with_a_sentence_and_the_traceback_in_a_file(
+def test_a_bug_ends_with_a_sentence_and_the_traceback_in_a_file(
     state_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Errors are sentences: an unexpected exception leaves a short message on the
-    terminal and the traceback in the state directory."""
+    terminal and the traceback in the state directory (as rummy-client runs the app)."""
     app, _ = offline_app()
-    with pytest.raises(ZeroDivisionError):
-        async with app.run_test() as pilot:
-            app.call_later(lambda: 1 / 0)
-            await pilot.pause()
+
+    async def crash(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.call_later(lambda: 1 / 0)
+        await pilot.pause()
+
+    code = run(app, state_dir, headless=True, auto_pilot=crash)
     said = "".join(capsys.readouterr().err.split())
     log = state_dir / "client-error.log"
     expected = f"rummy-client stopped on an unexpected error (ZeroDivisionError). The details are in {log}."
+    assert code != 0
     assert said == "".join(expected.split())
     assert "Traceback" not in said
     assert "ZeroDivisionError: division by zero" in log.read_text()
@@ -298,9 +304,11 @@ async def test_a_player_who_dropped_shows_as_away() -> None:
         say(app, Table(table=info))
         say(app, game_update(3, Game(7, seating="chosen"), 0))
         await pilot.pause()
-        lines = [line for line in screen_text(app).splitlines() if "West  Bob" in line]
-        assert lines and "away" in lines[0]
-        assert not any("away" in line for line in screen_text(app).splitlines() if "North" in line)
+        assert app.table_screen is not None
+        panels = app.table_screen.board.seats
+        west = " ".join(line.plain for line in panels["west"].lines(30, 4))
+        assert "Bob" in west and "away" in west and panels["west"].has_class("-away")
+        assert "away" not in " ".join(line.plain for line in panels["north"].lines(80, 1))
 
 
 async def test_chat_at_a_waiting_table_from_the_lobby() -> None:
@@ -308,14 +316,14 @@ async def test_chat_at_a_waiting_table_from_the_lobby() -> None:
     async with app.run_test() as pilot:
         await pilot.press("c")  # no table yet: nothing to chat with
         assert not app.lobby.query_one("#lobby-chat-input").has_focus
-        say(app, Seated(id=1, table_id=7, chair=0, token="t"), "create")
+        say(app, Seated(id=1, table_id=7, chair=0, token="t"), CreateTable)
         say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None))))
         say(app, ChatLine(table_id=7, by="player", chair=1, name="Bob", text="[i]hello[/i]", time=0))
         await pilot.pause()
         assert "Bob: [i]hello[/i]" in screen_text(app)
         await pilot.press("c", *"hi bob", "enter")
-        kind, request = sent.sent[-1]
-        assert kind == "chat" and request.text == "hi bob"  # type: ignore[union-attr]
+        request = sent.sent[-1]
+        assert isinstance(request, Chat) and request.text == "hi bob"
 
 
 async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
@@ -329,7 +337,7 @@ async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
         await pilot.pause()
         await pilot.press("enter")  # a playing table: enter watches it
         assert isinstance(sent.last(), Watch)
-        say(app, Watching(id=1, table_id=5), "watch")
+        say(app, Watching(id=1, table_id=5), Watch)
         say(app, Table(table=playing))
         say(app, game_update(5, Game(7, seating="chosen"), None))
         await pilot.pause()
@@ -338,6 +346,6 @@ async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
         assert "You are watching: " in text and "(no cards in hand)" in text
         await pilot.press("b")  # a spectator leaves without being asked
         assert isinstance(sent.last(), Leave)
-        say(app, Ok(id=2), "leave")
+        say(app, Ok(id=2), Leave)
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen)

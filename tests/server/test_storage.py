@@ -105,7 +105,7 @@ def test_a_database_of_an_older_server_is_upgraded(tmp_path: Path) -> None:
             "CREATE TABLE moves (game_id INTEGER NOT NULL, n INTEGER NOT NULL, move TEXT NOT NULL,"
             " at REAL NOT NULL, PRIMARY KEY (game_id, n))"
         )
-        con.execute("INSERT INTO moves VALUES (1, 0, '{\"type\": \"draw_stock\"}', 0)")
+        con.execute('INSERT INTO moves VALUES (1, 0, \'{"type": "draw_stock"}\', 0)')
     storage = Storage(db)
 
     async def write() -> None:

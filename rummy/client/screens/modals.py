@@ -1,18 +1,21 @@
-"""Small modal screens: confirm, choose one of several, a notice, the keys, too small."""
+"""Small screens: confirm, choose one of several, a notice, too small, and the
+screen under the game against bots."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import ClassVar, Generic, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
+
+from ..widgets.status import ConnectionBanner
 
 T = TypeVar("T")
 
@@ -120,31 +123,6 @@ class NoticeScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class HelpScreen(ModalScreen[None]):
-    """Every key of the screen underneath, in groups."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q,enter", "close", "Close")]
-
-    def __init__(self, title: str, groups: Iterable[tuple[str, Sequence[tuple[str, str]]]]) -> None:
-        super().__init__(classes="modal")
-        self.title_text = title
-        self.groups = list(groups)
-
-    def compose(self) -> ComposeResult:
-        lines: list[Content] = [Content.styled(self.title_text, "bold"), Content("")]
-        for heading, keys in self.groups:
-            lines.append(Content.styled(heading, "bold underline"))
-            for key, what in keys:
-                lines.append(Content.assemble((f"  {key:<23} ", "bold"), what))
-            lines.append(Content(""))
-        lines.append(Content.styled("Press escape or ? to close.", "dim"))
-        with VerticalScroll(classes="dialog help"):
-            yield Static(Content("\n").join(lines))
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-
 class TooSmallScreen(Screen[None]):
     """Shown instead of everything else while the terminal is under 80x24."""
 
@@ -161,3 +139,12 @@ class TooSmallScreen(Screen[None]):
                 f"{MIN_WIDTH}x{MIN_HEIGHT}: please make the window larger."
             )
         )
+
+
+class StartScreen(Screen[None]):
+    """Under the table in the game against bots (which has no lobby): what shows while
+    the game is being set up, and if it cannot start, why (the connection banner)."""
+
+    def compose(self) -> ComposeResult:
+        yield ConnectionBanner()
+        yield Static(Content("Setting up the game against three bots..."), id="start-text")
