@@ -73,7 +73,7 @@ from .messages import (
     WatchRequested,
 )
 from .model import SeatInfo, Seats, TurnTimer
-from .screens.modals import MIN_HEIGHT, MIN_WIDTH, ConfirmScreen, NoticeScreen, StartScreen, TooSmallScreen
+from .screens.modals import MIN_HEIGHT, MIN_WIDTH, ConfirmScreen, NoticeScreen, TooSmallScreen
 from .screens.table import TableScreen
 from .session import Session
 from .state import LOCAL, HandMemory, SeatLock, SeatToken, StateStore, seat_key
@@ -161,6 +161,7 @@ class RummyApp(App[None]):
             )
         self.table_screen: TableScreen | None = None
         self.move_request: int | None = None
+        self._offer_pending = False  # how to play is to be offered once the table shows
         self.chat: list[Content] = []
         if not connect:  # driven by hand (tests): nothing to wait for
             self.set_reactive(RummyApp.connection_status, "")
@@ -204,7 +205,10 @@ class RummyApp(App[None]):
             self.add_class("-ascii")
             self._scrollbars = ScrollBar.renderer
             ScrollBar.renderer = AsciiScrollBarRender
-        self.push_screen(self.lobby if self.lobby is not None else StartScreen())
+        if self.lobby is not None:
+            self.push_screen(self.lobby)
+        else:  # the game against bots has no lobby: its table is there from the start
+            self._show_table()
         self.owns_seat_token = self.seat_lock.acquire()
         if not self.owns_seat_token:
             if self.lobby is not None:
@@ -229,7 +233,10 @@ class RummyApp(App[None]):
         reason: Exception | None = None
         for path in (db_path, None) if db_path is not None else (None,):
             try:
-                self.server = await start_server("127.0.0.1", 0, path, **self.server_options)
+                # The saved game survives the client being killed; a power cut may cost
+                # its last move (no fsync per move: the table comes up faster).
+                options = {"sync": "normal", **self.server_options}
+                self.server = await start_server("127.0.0.1", 0, path, **options)
                 break
             except Exception as e:  # a damaged saved game must not stop a new one
                 reason = e
@@ -385,26 +392,29 @@ class RummyApp(App[None]):
         session = self.session
         session.moves_seen = update.moves
         session.seat = update.seat
-        screen = self._show_table(view.deal)
+        screen = self._show_table()
+        if screen.view is None:  # the first view: the hand as the player kept it before
+            screen.board.remembered = self._hand_memory(view.deal)
         seats = seats_of(session.table, update.seat, self.ascii)
         if history is not None:  # joined or came back: the deal so far, told again
             screen.seats = seats
             back = "You are back at your seat" if update.seat is not None else "You are watching this game"
             screen.tell_history(history, f"{back}: the deal so far is above.")
         screen.update(view, seats, events, update.auto)
+        if self._offer_pending:  # once the first game is on the table
+            self._offer_pending = False
+            self.call_after_refresh(self._offer_how_to_play)
 
-    def _show_table(self, deal: int) -> TableScreen:
+    def _show_table(self) -> TableScreen:
         if self.table_screen is None:
             info = self.session.table
             name = self._table_name(info) if info is not None else ""
-            self.table_screen = TableScreen(
-                self.look, table_name=name, bell=self.bell_on_turn, remembered=self._hand_memory(deal)
-            )
+            self.table_screen = TableScreen(self.look, table_name=name, bell=self.bell_on_turn)
             for line in self.chat:
                 self.table_screen.add_chat_line(line)
             self.table_screen.set_offline(bool(self.connection_status))
             if self.local and not self.store.seen(HOW_TO_PLAY_OFFERED):
-                self.call_after_refresh(self._offer_how_to_play)
+                self._offer_pending = True
         if self.table_screen not in self.screen_stack:
             self.push_screen(self.table_screen)
         return self.table_screen
@@ -600,7 +610,7 @@ class RummyApp(App[None]):
     @on(OpenTable)
     def _open(self) -> None:
         if self.table_screen is not None:
-            self._show_table(self.table_screen.view.deal if self.table_screen.view else 1)
+            self._show_table()
 
     # --- the terminal's size, quitting ---------------------------------------------------------
 

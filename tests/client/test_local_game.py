@@ -38,7 +38,7 @@ async def at_the_table(pilot, app: RummyApp) -> TableScreen:  # type: ignore[no-
     offered = lambda: app.store.seen(HOW_TO_PLAY_OFFERED)  # noqa: E731
     await wait_for(pilot, lambda: offered() and (table_shown(app) or isinstance(app.screen, ConfirmScreen)))
     if isinstance(app.screen, ConfirmScreen):
-        assert "New to Persian Rummy?" in screen_text(app)
+        await wait_for(pilot, lambda: "New to Persian Rummy?" in screen_text(app))
         await pilot.press("n")
     await wait_for(pilot, lambda: table_shown(app))
     assert isinstance(app.screen, TableScreen)

@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from rummy.engine import SEAT_NAMES
 from rummy.protocol import TableInfo
@@ -38,6 +38,7 @@ from ..messages import (
 )
 from ..session import Session
 from ..widgets.feed import Feed
+from ..widgets.keys import KeyBar
 from ..widgets.status import ConnectionBanner
 from .modals import ChooseScreen
 from .new_table import NewTableScreen
@@ -163,6 +164,8 @@ class LobbyScreen(Screen[None]):
             placeholder="Say something to your table", id="lobby-chat-input", compact=True
         )
         self._widths: tuple[int, ...] = ()
+        self.keybar = KeyBar()
+        self._applicable: tuple[str, ...] = ()
 
     @property
     def ascii(self) -> bool:
@@ -177,7 +180,7 @@ class LobbyScreen(Screen[None]):
             with Vertical(id="lobby-chat-area"):
                 yield self.chat
                 yield self.chat_input
-        yield Footer(compact=True, show_command_palette=not self.ascii)
+        yield self.keybar
 
     def on_mount(self) -> None:
         self._columns(self.app.size.width)
@@ -242,7 +245,13 @@ class LobbyScreen(Screen[None]):
         if selected is not None and selected in session.tables:
             grid.move_cursor(row=sorted(session.tables).index(selected))
         self.mine.update(self._mine_content())
-        self.refresh_bindings()
+        applicable = tuple(
+            b.action for b in self.BINDINGS if isinstance(b, Binding) and self.check_action(b.action, ())
+        )
+        if applicable != self._applicable:  # the footer redraws only when they change
+            self._applicable = applicable
+            self.refresh_bindings()  # for the command palette
+            self.keybar.refresh()
 
     def show_mine(self) -> None:
         """One's own table changed (or one left it)."""

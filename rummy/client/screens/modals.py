@@ -1,5 +1,4 @@
-"""Small screens: confirm, choose one of several, a notice, too small, and the
-screen under the game against bots."""
+"""Small screens: confirm, choose one of several, a notice, too small."""
 
 from __future__ import annotations
 
@@ -15,8 +14,6 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..widgets.status import ConnectionBanner
-
 T = TypeVar("T")
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
@@ -24,6 +21,8 @@ MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question; y or enter says yes, n or escape says no."""
+
+    AUTO_FOCUS = "#yes"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes"),
@@ -43,9 +42,6 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button(f"{self.yes} (y)", id="yes", variant="primary", compact=True)
                 yield Button(f"{self.no} (n)", id="no", compact=True)
 
-    def on_mount(self) -> None:
-        self.query_one("#yes", Button).focus()
-
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
 
@@ -57,6 +53,8 @@ class ConfirmScreen(ModalScreen[bool]):
 class ChooseScreen(ModalScreen[T | None], Generic[T]):
     """Pick one of several options (up/down and enter, a number key, or the mouse);
     escape picks none."""
+
+    AUTO_FOCUS = "#choices"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
@@ -80,9 +78,6 @@ class ChooseScreen(ModalScreen[T | None], Generic[T]):
             )
             yield Static(Content("enter chooses, escape cancels"), classes="dim")
 
-    def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
-
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self.action_pick(event.option_index)
@@ -99,6 +94,8 @@ class NoticeScreen(ModalScreen[None]):
     """Something the player must read before going on (a chair taken over); enter,
     escape or the button closes it."""
 
+    AUTO_FOCUS = "#close"
+
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,escape", "close", "Close")]
 
     def __init__(self, title: str, text: str, button: str) -> None:
@@ -111,9 +108,6 @@ class NoticeScreen(ModalScreen[None]):
             yield Static(Content(self.text), classes="question")
             with Horizontal(classes="buttons"):
                 yield Button(f"{self.button} (enter)", id="close", variant="primary", compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#close", Button).focus()
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -139,12 +133,3 @@ class TooSmallScreen(Screen[None]):
                 f"{MIN_WIDTH}x{MIN_HEIGHT}: please make the window larger."
             )
         )
-
-
-class StartScreen(Screen[None]):
-    """Under the table in the game against bots (which has no lobby): what shows while
-    the game is being set up, and if it cannot start, why (the connection banner)."""
-
-    def compose(self) -> ComposeResult:
-        yield ConnectionBanner()
-        yield Static(Content("Setting up the game against three bots..."), id="start-text")

@@ -30,7 +30,7 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from rummy.engine import (
     Card,
@@ -52,6 +52,7 @@ from ..messages import HandOrdered, LeaveTable, PlayAgainRequested, PlayMove, Re
 from ..model import Recent, Seats, TurnTimer
 from ..scene import Scene
 from ..widgets.feed import Feed
+from ..widgets.keys import KeyBar
 from ..widgets.status import ConnectionBanner
 from ..widgets.table.board import TableBoard
 from ..widgets.table.faces import Look
@@ -72,6 +73,13 @@ HAND_KEYS: list[tuple[str, str]] = [
     ("tab / shift+tab", "hand, discard pile, melds, log, chat"),
     ("mouse", "click a card to select it; a pile card to take; a meld to lay off"),
 ]
+
+
+# The actions that apply only sometimes (check_action): the footer follows them.
+ACTIONS = (
+    *("draw", "take", "pass_turn", "meld", "lay_off", "discard"),
+    *("next_deal", "results", "play_again", "leave", "hint", "sort"),
+)
 
 
 class TableScreen(Screen[None]):
@@ -122,6 +130,7 @@ class TableScreen(Screen[None]):
         self.offline = False
         self.show_hints = False
         self._ticker: Timer | None = None
+        self._applicable: tuple[str, ...] = ()
         self._shown_results = 0
         self._results_open = False
         self.board = TableBoard(self.look, id="board")
@@ -131,6 +140,7 @@ class TableScreen(Screen[None]):
         self.chat_input = Input(
             placeholder="Say something (enter sends, escape leaves)", id="chat-input", compact=True
         )
+        self.keybar = KeyBar()
 
     @property
     def ascii(self) -> bool:
@@ -158,7 +168,7 @@ class TableScreen(Screen[None]):
             with Vertical(id="chat-area"):
                 yield self.chat
                 yield self.chat_input
-        yield Footer(compact=True, show_command_palette=not self.ascii)
+        yield self.keybar
 
     def on_resize(self, event: Resize) -> None:
         width, height = event.size
@@ -271,7 +281,13 @@ class TableScreen(Screen[None]):
         if scene is None:
             return
         self.board.show(scene, self.table_name, self._prompt())
-        self.refresh_bindings()
+        # The footer is redrawn only when the actions that apply change (it costs a
+        # recompose), not on every view.
+        applicable = tuple(action for action in ACTIONS if self.check_action(action, ()))
+        if applicable != self._applicable:
+            self._applicable = applicable
+            self.refresh_bindings()  # for the command palette
+            self.keybar.refresh()
 
     def _prompt(self) -> Content:
         chosen = self.hand.chosen if (self.hand.selected or self.hand.has_focus) else []
