@@ -21,7 +21,6 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.events import Resize
 from textual.reactive import reactive
-from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from rummy.protocol import (
     AddBot,
@@ -57,6 +56,7 @@ from rummy.protocol import (
 from rummy.protocol import errors as codes
 
 from . import text
+from .ascii_mode import use_ascii
 from .connection import Connection, ConnectionChanged, ServerSaid
 from .messages import (
     BotRequested,
@@ -84,27 +84,16 @@ LOCAL_KEY = LOCAL
 HOW_TO_PLAY_OFFERED = "how_to_play_offered"
 
 
-class AsciiScrollBarRender(ScrollBarRender):
-    """Scrollbars of plain spaces (their colours show the thumb) for ``--ascii``."""
-
-    VERTICAL_BARS: ClassVar[list[str]] = [" "] * 8
-    HORIZONTAL_BARS: ClassVar[list[str]] = [" "] * 8
-
-
-def seats_of(info: TableInfo | None, me: int | None, ascii: bool = False) -> Seats:
+def seats_of(info: TableInfo | None, me: int | None) -> Seats:
     """Who sits in each engine seat: a chair plays from ``ChairInfo.seat`` once the
-    game runs (the draw for partners maps chairs to seats, R2.2), else its own number.
-    ``ascii``: names in plain ASCII."""
+    game runs (the draw for partners maps chairs to seats, R2.2), else its own number."""
     seats: list[SeatInfo | None] = [None, None, None, None]
     if info is not None:
         for chair in info.chairs:
             if chair.name is None:
                 continue
             seat = chair.seat if chair.seat is not None else chair.chair
-            name = text.clean(chair.name, 24)
-            seats[seat] = SeatInfo(
-                text.to_ascii(name) if ascii else name, chair.bot, chair.present, chair.ready
-            )
+            seats[seat] = SeatInfo(text.clean(chair.name, 24), chair.bot, chair.present, chair.ready)
     return Seats.of(seats, me)
 
 
@@ -202,9 +191,7 @@ class RummyApp(App[None]):
 
     def on_mount(self) -> None:
         if self.ascii:
-            self.add_class("-ascii")
-            self._scrollbars = ScrollBar.renderer
-            ScrollBar.renderer = AsciiScrollBarRender
+            self._plain_scrollbars_off = use_ascii(self)
         if self.lobby is not None:
             self.push_screen(self.lobby)
         else:  # the game against bots has no lobby: its table is there from the start
@@ -272,7 +259,7 @@ class RummyApp(App[None]):
             await self.server.close()
         self.seat_lock.release()
         if self.ascii:
-            ScrollBar.renderer = self._scrollbars
+            self._plain_scrollbars_off()
 
     # --- the connection ----------------------------------------------------------------
 
@@ -371,7 +358,7 @@ class RummyApp(App[None]):
             self.lobby.show_mine()
         if self.table_screen is not None:
             self.table_screen.table_name = self._table_name(info)
-            self.table_screen.set_seats(seats_of(info, self.session.seat, self.ascii))
+            self.table_screen.set_seats(seats_of(info, self.session.seat))
 
     def _table_name(self, info: TableInfo) -> str:
         name = text.clean(info.name, 40)
@@ -395,9 +382,9 @@ class RummyApp(App[None]):
         screen = self._show_table()
         if screen.view is None:  # the first view: the hand as the player kept it before
             screen.board.remembered = self._hand_memory(view.deal)
-        seats = seats_of(session.table, update.seat, self.ascii)
+        seats = seats_of(session.table, update.seat)
         if history is not None:  # joined or came back: the deal so far, told again
-            screen.seats = seats
+            screen.set_seats(seats)
             back = "You are back at your seat" if update.seat is not None else "You are watching this game"
             screen.tell_history(history, f"{back}: the deal so far is above.")
         screen.update(view, seats, events, update.auto)

@@ -72,6 +72,13 @@ class Seats:
         info = self.seats[seat] if 0 <= seat < len(self.seats) else None
         return info.name if info is not None and info.name else SEAT_NAMES[seat]
 
+    def in_ascii(self) -> Seats:
+        """The same seats, every name in plain ASCII (for ``--ascii``)."""
+        from .text import to_ascii
+
+        seats = tuple(None if s is None else replace(s, name=to_ascii(s.name)) for s in self.seats)
+        return Seats(seats, self.me)
+
     def who(self, seat: int) -> str:
         """'you' for our own seat, else the name: for sentences in the log."""
         return "You" if seat == self.me else self.name(seat)

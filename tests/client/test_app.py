@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
+from rummy.client.app import RummyApp
 from rummy.client.cli import run
 from rummy.client.connection import ConnectionChanged
+from rummy.client.screens.help import HelpScreen
 from rummy.client.screens.lobby import LobbyScreen
-from rummy.client.screens.modals import ChooseScreen, TooSmallScreen
+from rummy.client.screens.modals import ChooseScreen, ConfirmScreen, TooSmallScreen
 from rummy.client.screens.new_table import NewTableScreen
 from rummy.client.screens.table import TableScreen
 from rummy.client.state import StateStore, seat_key
@@ -32,6 +34,7 @@ from rummy.protocol import (
     LobbyTable,
     MoveRequest,
     Ok,
+    PastMove,
     Seated,
     Sit,
     Start,
@@ -40,6 +43,7 @@ from rummy.protocol import (
     Watch,
     Watching,
     Welcome,
+    event_to_wire,
     move_from_wire,
 )
 from tests.client.conftest import screen_text
@@ -349,3 +353,148 @@ async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
         say(app, Ok(id=2), Leave)
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen)
+
+
+def story(game: Game, autos: dict[int, str] | None = None) -> list[PastMove]:
+    """The deal so far as the server tells it on joining: each move's events."""
+    replay = Game(game.seed, game.seating)
+    steps = [PastMove(events=[event_to_wire(e) for e in replay.opening_events])]
+    for n, move in enumerate(game.moves):
+        auto = (autos or {}).get(n)
+        steps.append(PastMove(events=[event_to_wire(e) for e in replay.apply(move)], auto=auto))  # type: ignore[arg-type]
+    return steps
+
+
+async def test_back_at_the_table_the_log_tells_the_deal_so_far() -> None:
+    """A rejoin (or a restart) shows every event of the deal so far in the log, the
+    server's moves for the player marked, and the last turn marked on the table."""
+    app, _ = offline_app()
+    game = Game(7, seating="chosen")
+    advance_to(game, 0)
+    async with app.run_test() as pilot:
+        say(app, Welcome(id=1, version=1, name="Ann", server="s", max_frame=1, table_id=3, chair=0))
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
+        update = game_update(3, game, 0, [])
+        update.history = story(game, autos={1: "stand_in"})  # East's discard, played for Di
+        say(app, update)
+        await pilot.pause()
+        assert app.table_screen is not None
+        log = app.table_screen.log_view.plain_text
+        assert log.startswith("Draw for the first dealer:")
+        assert "Deal 1 of 2 begins." in log
+        assert "Di drew from the stock, discarded" in log
+        assert "a bot played this for them while they are away" in log
+        assert log.endswith("You are back at your seat: the deal so far is above.")
+        assert app.table_screen.recent.seat == 3  # Di's turn, marked on the table
+
+
+async def test_a_turn_the_timer_finished_says_so() -> None:
+    app, _ = offline_app()
+    game = Game(7, seating="chosen")
+    async with app.run_test() as pilot:
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
+        say(app, game_update(3, game, 0))
+        events = game.apply(DrawStock())
+        update = game_update(3, game, 0, events)
+        update.auto = "timer"
+        say(app, update)
+        await pilot.pause()
+        assert app.table_screen is not None
+        assert (
+            "Di drew from the stock (time ran out: the server played this)."
+            in app.table_screen.log_view.plain_text
+        )
+
+
+async def test_the_turn_clock_stands_still_while_the_connection_is_down() -> None:
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
+        game = Game(7, seating="chosen")
+        advance_to(game, 0)
+        say(app, game_update(3, game, 0))
+        say(app, Clock(table_id=3, kind="turn", seat=0, remaining=42.0, paused=False))
+        await pilot.pause()
+        assert app.table_screen is not None and app.table_screen.ticking
+        app.post_message(ConnectionChanged("Connection to example.org:7325 lost. Reconnecting..."))
+        await pilot.pause()
+        assert re.search(r"to draw\s+0:4[12] paused", screen_text(app))
+        assert not app.table_screen.ticking
+        app.post_message(ConnectionChanged(""))
+        say(app, Clock(table_id=3, kind="turn", seat=0, remaining=30.0, paused=False))  # sent on rejoining
+        await pilot.pause()
+        assert re.search(r"to draw\s+0:(30|29)\b", screen_text(app)) and app.table_screen.ticking
+
+
+async def test_the_chat_says_what_it_is_for_once_seated() -> None:
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        assert "Sit at or watch a table to chat" in screen_text(app)
+        say(app, Seated(id=1, table_id=7, chair=0, token="t"), CreateTable)
+        say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None))))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Sit at or watch a table to chat" not in text and "Chat with the people at your table" in text
+
+
+async def test_at_80_columns_the_keys_keep_help_and_quit_in_view() -> None:
+    """The footer never cuts off q Quit (nor ? Help), in the lobby or at the table."""
+    app, _ = offline_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="t"), CreateTable)
+        say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None), creator=0)))
+        await pilot.pause()
+        last = screen_text(app).splitlines()[-1]
+        assert "? Help" in last and "q Quit" in last and "b Add bot" in last
+        say(
+            app, Table(table=table_info(7, "Mine", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3)))
+        )
+        game = Game(7, seating="chosen")
+        advance_to(game, 0)
+        say(app, game_update(7, game, 0))
+        await pilot.pause()
+        last = screen_text(app).splitlines()[-1]
+        assert "s Draw" in last and "? Help" in last and "q Quit" in last
+
+
+async def test_the_chair_picker_offers_only_free_chairs_and_checks_again() -> None:
+    """Only free chairs are offered; one taken while the question was open is not sat in."""
+    app, sent = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)]))
+        await pilot.pause()
+        await pilot.press("s")
+        assert isinstance(app.screen, ChooseScreen)
+        assert [label for label, _ in app.screen.options] == ["Chair 2", "Chair 4"]
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Cy", None), creator=0)))
+        await pilot.pause()
+        await pilot.press("1")  # chair 2: Eve took it meanwhile
+        await pilot.pause()
+        assert not any(isinstance(m, Sit) for m in sent.sent)
+
+
+async def test_how_to_play_is_offered_once_in_the_first_game_against_bots(state_dir: Path) -> None:
+    for first in (True, False):
+        app = RummyApp(player_name="Ann", local=True, connect=False)
+        async with app.run_test() as pilot:
+            say(app, Seated(id=1, table_id=1, chair=0, token="t"), CreateTable)
+            say(
+                app,
+                Table(
+                    table=table_info(
+                        1, "Game against bots", ("Ann", "A", "B", "C"), "playing", seats=(0, 1, 2, 3)
+                    )
+                ),
+            )
+            say(app, game_update(1, Game(7, seating="chosen"), 0))
+            await pilot.pause()
+            await pilot.pause()
+            if first:
+                assert isinstance(app.screen, ConfirmScreen) and "New to Persian Rummy?" in screen_text(app)
+                await pilot.press("y")
+                await pilot.pause()
+                assert isinstance(app.screen, HelpScreen) and "How to play, in two minutes" in screen_text(
+                    app
+                )
+            else:
+                assert isinstance(app.screen, TableScreen)

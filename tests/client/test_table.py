@@ -177,7 +177,7 @@ async def test_clicking_a_meld_lays_the_selected_card_off() -> None:
     async with app.run_test() as pilot:
         await pick(pilot, app, "8h")
         melds = app.table.melds
-        spot = next(p for p in melds._placed if p.meld_id == 1)  # Cyd's 8s, in the N–S column
+        spot = next(p for p in melds.placed if p.meld_id == 1)  # Cyd's 8s, in the N–S column
         await pilot.click(melds, offset=(1 + spot.start + 1, spot.line))
         assert app.sent == [LayOff(1, c("8h"))]
 
@@ -522,7 +522,7 @@ async def test_the_turn_clock_ticks_and_stands_still_while_offline() -> None:
         app.table.set_offline(True)
         await pilot.pause()
         assert "0:42 paused" in panel(app, "south")
-        assert app.table._ticker is None  # nothing ticks meanwhile
+        assert not app.table.ticking  # nothing ticks meanwhile
 
 
 async def test_the_bell_rings_when_it_becomes_your_turn() -> None:

@@ -197,7 +197,7 @@ class LobbyScreen(Screen[None]):
             return
         self._widths = widths
         self.grid.clear(columns=True)
-        labels = ("#", "Table", "Status", "Players (chairs 1-4)", "Options")
+        labels = ("#", "Table", "Status", "Players", "Options")
         for (key, label), w in zip(
             zip(("id", "name", "status", "chairs", "options"), labels, strict=True), widths, strict=True
         ):

@@ -192,7 +192,7 @@ class TableScreen(Screen[None]):
         """Show a new view and tell the events that led to it (``auto``: who played the
         move for its seat, when its player did not)."""
         if seats is not None:
-            self.seats = seats
+            self.seats = self._plain(seats)
         old, self.view = self.view, view
         self.log_view.tell(events, self.seats, self.ascii, auto)
         self.recent = self.recent.after(events)
@@ -225,8 +225,11 @@ class TableScreen(Screen[None]):
         self._draw()
 
     def set_seats(self, seats: Seats) -> None:
-        self.seats = seats
+        self.seats = self._plain(seats)
         self._draw()
+
+    def _plain(self, seats: Seats) -> Seats:
+        return seats.in_ascii() if self.ascii else seats
 
     def set_clock(self, timer: TurnTimer | None) -> None:
         """A clock started or stopped; the screen ticks once a second only while one runs."""
@@ -239,6 +242,11 @@ class TableScreen(Screen[None]):
         self.offline = offline
         self._schedule_ticks()
         self._draw()
+
+    @property
+    def ticking(self) -> bool:
+        """Whether the screen wakes every second (only while a clock runs)."""
+        return self._ticker is not None
 
     def _schedule_ticks(self) -> None:
         timer = self.timer
@@ -336,7 +344,7 @@ class TableScreen(Screen[None]):
         if action == "hint":
             return turn and phase in ("draw", "meld")
         if action == "sort":
-            return view is not None and view.hand is not None
+            return view is not None and bool(view.hand)
         return True
 
     # --- the actions of a turn -----------------------------------------------------------

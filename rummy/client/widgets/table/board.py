@@ -14,6 +14,8 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from rummy.engine import TakeDiscard
+
 from ...scene import Scene
 from .faces import LARGE, MEDIUM, SMALL, Look, Size
 from .hand import HandView
@@ -97,7 +99,12 @@ class TableBoard(Vertical):
         for panel in self.seats.values():
             panel.show(scene)
         self.pile.set_pile(view.discard_pile, view.stock_count)
-        self.pile.armed = view.my_turn and view.phase == "draw"
+        # What t would take is marked only when a take is possible at all (R4.1).
+        self.pile.armed = (
+            view.my_turn
+            and view.phase == "draw"
+            and any(isinstance(m, TakeDiscard) for m in view.legal_moves())
+        )
         self.pile.hints = scene.hints.pile
         self.pile.recent = scene.recent.discarded
         self.melds.show(scene)

@@ -117,11 +117,13 @@ def layout(
     rows = max(1, height - (1 if foreign else 0))
     column = max(10, (width - 3) // 2)
     columns: list[list[list[tuple[int, Token]]]] = [[], []]
+    gap = 0
     for form in SPACING:
         columns = [
             flow([(m.id, meld_token(m, scene, form, cursor)) for m in team], column) for team in by_team
         ]
-        if 1 + max(sum(_rows(line) for line in c) for c in columns) <= rows:
+        gap = 1 if form == "framed" else 0  # a blank line between rows of faces
+        if 1 + max(sum(_rows(line) + gap for line in c) - gap for c in columns) <= rows:
             break
     me = scene.seats.me
     heads = []
@@ -137,7 +139,9 @@ def layout(
         lines = [heads[team]]
         found: list[Placed] = []
         x0 = 0 if team == 0 else column + 3
-        for line in columns[team]:
+        for k, line in enumerate(columns[team]):
+            if k and gap:
+                lines.append(Content(""))
             height_of = _rows(line)
             for r in range(height_of):
                 parts: list[Content] = []
@@ -187,7 +191,7 @@ class MeldsView(Widget, can_focus=True):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.look = look or Look()
         self.scene: Scene | None = None
-        self._placed: list[Placed] = []
+        self.placed: list[Placed] = []  # where each meld was drawn last
 
     def show(self, scene: Scene) -> None:
         self.scene = scene
@@ -218,7 +222,7 @@ class MeldsView(Widget, can_focus=True):
             return []
         size = self.content_size
         cursor = self.cursor if self.has_focus else None
-        lines, self._placed = layout(self.scene, max(20, size.width), max(2, size.height), cursor)
+        lines, self.placed = layout(self.scene, max(20, size.width), max(2, size.height), cursor)
         return lines
 
     def render(self) -> Content:
@@ -228,7 +232,7 @@ class MeldsView(Widget, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is None:
             return
-        for spot in self._placed:
+        for spot in self.placed:
             if spot.line == offset.y and spot.start <= offset.x < spot.end:
                 self.cursor = spot.meld_id
                 self.post_message(MeldClicked(spot.meld_id))
