@@ -16,7 +16,7 @@ from rummy.client.screens.modals import ChooseScreen, ConfirmScreen
 from rummy.client.screens.results import DealEndScreen, GameEndScreen
 from rummy.client.screens.table import TableScreen
 from rummy.client.widgets.table.faces import RECENT
-from rummy.client.widgets.table.hand import HandView
+from rummy.client.widgets.table.hand import HandView, sort_cards
 from rummy.client.widgets.table.pile import DiscardPileView
 from rummy.engine import (
     DealResult,
@@ -569,6 +569,9 @@ async def test_deal_end_shows_every_hand_and_the_scores() -> None:
         await pilot.pause()
         assert app.game.deal == 2
         assert "Deal 2 of 2 begins." in log_text(app)
+        # A new hand, sorted and numbered afresh (not appended to what was left).
+        hand = hand_of(app)
+        assert hand.order == tuple(sort_cards(app.game.hands[0], "suit")) and hand.fresh == set()
 
 
 async def test_game_end_shows_the_winner_and_offers_another_game() -> None:
@@ -607,3 +610,15 @@ def test_a_spectators_view_draws_without_a_connection() -> None:
 
     scene = Scene(view_for(Game(3), None), Seats())
     assert scene.seat_at("south") == 0 and scene.seat_at("west") == 1 and scene.seat_at("north") == 2
+
+
+async def test_a_new_deal_deals_a_new_hand_sorted_afresh() -> None:
+    """A card of the last deal's hand may come again in the next: the new hand is still
+    a new hand (sorted, numbered from the left), not the old one with cards added."""
+    app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
+    async with app.run_test() as pilot:
+        await pilot.press("home", "shift+right")  # an own order in deal 1
+        app.game = position(["Qs 3h 9c", *OTHERS], current=0, phase="draw", deal=2)
+        app.show([])
+        await pilot.pause()
+        assert hand_of(app).order == tuple(cards("9c 3h Qs")) and hand_of(app).fresh == set()

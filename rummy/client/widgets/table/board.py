@@ -69,6 +69,7 @@ class TableBoard(Vertical):
         self.hand = HandView(self.look, id="hand")
         self.scene: Scene | None = None
         self.remembered: tuple[int, ...] = ()  # the hand's order as kept before a resume
+        self._deal: int | None = None  # the deal shown last
 
     def compose(self) -> ComposeResult:
         yield self.score
@@ -108,7 +109,12 @@ class TableBoard(Vertical):
         self.pile.hints = scene.hints.pile
         self.pile.recent = scene.recent.discarded
         self.melds.show(scene)
-        self.hand.set_cards(view.hand or (), self.remembered, keep_fresh=view.my_turn)
+        # A new deal (or a new game) deals a new hand: sorted afresh, numbered afresh.
+        new_deal = self._deal is not None and self._deal != view.deal
+        self._deal = view.deal
+        self.hand.set_cards(view.hand or (), self.remembered, keep_fresh=view.my_turn, new_deal=new_deal)
+        if view.hand is not None:
+            self.remembered = ()  # used once: for the hand of the game resumed
         self.hand.hints = scene.hints.hand
         if prompt is not None:
             self.prompt.update(prompt)

@@ -191,6 +191,8 @@ def chip(card: Card, look: Look, background: str = IVORY, extra: str = "") -> Co
 
 def backs(count: int, look: Look, most: int = 10) -> Content:
     """A hand seen from behind: one back per card (up to ``most``), then the count."""
+    if not count:
+        return Content.styled("no cards", "dim")
     shown = min(count, most)
     glyph = "#" if look.ascii else "▮"
     return Content.assemble(

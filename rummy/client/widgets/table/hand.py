@@ -98,14 +98,19 @@ class HandView(Widget, can_focus=True):
     # --- what the hand holds ----------------------------------------------------
 
     def set_cards(
-        self, cards: Sequence[Card], remembered: Sequence[Card] = (), keep_fresh: bool = True
+        self,
+        cards: Sequence[Card],
+        remembered: Sequence[Card] = (),
+        keep_fresh: bool = True,
+        new_deal: bool = False,
     ) -> None:
         """Show ``cards`` (the hand from the view). Cards still held keep their places;
         new ones go to the right end, marked new (``keep_fresh`` False: the turn is
-        over, nothing is new any more). A whole new hand (a deal) takes the
-        ``remembered`` order for the cards it names, the rest sorted by suit."""
+        over, nothing is new any more). A whole new hand (``new_deal``, or no card in
+        common) takes the ``remembered`` order for the cards it names, the rest sorted
+        by suit."""
         held = set(cards)
-        kept = [c for c in self.order if c in held]
+        kept = [] if new_deal else [c for c in self.order if c in held]
         if not kept:
             base = [c for c in remembered if c in held]
             rest = sort_cards((c for c in cards if c not in set(base)), self.sort_mode)
