@@ -63,10 +63,13 @@ def meld_name(meld: Meld, seats: Seats) -> Content:
     return _line(text.plain(owner), f" {what} (meld {meld.id + 1})")
 
 
-AUTO_WORDS = {
-    "timer": "time ran out: the server played this",
-    "stand_in": "a bot played this for them while they are away",
-}
+def auto_words(auto: str, seat: int, seats: Seats) -> str:
+    """Who played a move for ``seat`` when its player did not (the game push's ``auto``)."""
+    if auto == "timer":
+        return "time ran out: the server played this"
+    if seat == seats.me:
+        return "played by a bot while you were away"
+    return f"played by a bot while {seats.name(seat)} is away"
 
 
 def turn_phrase(event: Event, seats: Seats, ascii: bool = False) -> tuple[int, Content] | None:

@@ -383,7 +383,7 @@ async def test_back_at_the_table_the_log_tells_the_deal_so_far() -> None:
         assert log.startswith("Draw for the first dealer:")
         assert "Deal 1 of 2 begins." in log
         assert "Di drew from the stock, discarded" in log
-        assert "a bot played this for them while they are away" in log
+        assert "(played by a bot while Di is away)" in log
         assert log.endswith("You are back at your seat: the deal so far is above.")
         assert app.table_screen.recent.seat == 3  # Di's turn, marked on the table
 

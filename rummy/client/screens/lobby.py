@@ -317,7 +317,9 @@ class LobbyScreen(Screen[None]):
         if session.watching:
             lines.append(Content("You are watching: o opens the table, l leaves."))
         elif info.status == "waiting":
-            if session.creator:
+            if session.creator and all(c.name is not None for c in info.chairs):
+                lines.append(Content("All four chairs are filled: g starts the game (x removes a bot)."))
+            elif session.creator:
                 lines.append(
                     Content("b seats a bot, x removes one, g starts once all four chairs are filled.")
                 )

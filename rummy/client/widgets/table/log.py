@@ -16,7 +16,7 @@ from rummy.engine import Event
 from rummy.protocol import PlayedBy
 
 from ... import text
-from ...describe import AUTO_WORDS, event_line, turn_phrase
+from ...describe import auto_words, event_line, turn_phrase
 from ...model import Seats
 from ..feed import Feed
 
@@ -45,7 +45,7 @@ class GameLog(Feed):
                 self._turn[1].extend([", ", words])
             if auto is not None and auto not in self._turn[2]:
                 self._turn[2].add(auto)
-                self._turn[1].append(Content.styled(f" ({AUTO_WORDS[auto]})", "italic"))
+                self._turn[1].append(Content.styled(f" ({auto_words(auto, seat, seats)})", "italic"))
             self.replace_last(self._line())
 
     def _line(self) -> Content:
