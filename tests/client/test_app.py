@@ -152,12 +152,22 @@ async def test_create_a_table_with_its_options() -> None:
 
 
 async def test_sit_in_a_chosen_chair_or_watch() -> None:
+    """Only free chairs are offered; one taken while the question was open is not sat in."""
     app, sent = offline_app()
     async with app.run_test() as pilot:
         say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)]))
         await pilot.pause()
         await pilot.press("s")
         assert isinstance(app.screen, ChooseScreen)
+        assert [label for label, _ in app.screen.options] == ["Chair 2", "Chair 4"]
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Cy", None), creator=0)))
+        await pilot.pause()
+        await pilot.press("1")  # chair 2: Eve took it meanwhile
+        await pilot.pause()
+        assert not any(isinstance(m, Sit) for m in sent.sent)
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)))
+        await pilot.pause()
+        await pilot.press("s")
         await pilot.press("2")  # the second free chair: chair 4
         await pilot.pause()
         assert sent.last() == Sit(id=1, table_id=4, chair=3)
@@ -221,14 +231,19 @@ async def test_a_game_opens_the_table_and_moves_go_to_the_server() -> None:
         assert len(sent.sent) == 2  # answered: the next move may go
 
 
+def my_turn_with_its_clock(app: RummyApp) -> None:
+    """Ann (seat 0) at table 3, her turn to draw, 42 seconds on her clock."""
+    say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
+    game = Game(7, seating="chosen")
+    advance_to(game, 0)
+    say(app, game_update(3, game, 0))
+    say(app, Clock(table_id=3, kind="turn", seat=0, remaining=42.0, paused=False))
+
+
 async def test_the_turn_timer_shows_beside_the_player() -> None:
     app, _ = offline_app()
     async with app.run_test() as pilot:
-        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
-        game = Game(7, seating="chosen")
-        advance_to(game, 0)
-        say(app, game_update(3, game, 0))
-        say(app, Clock(table_id=3, kind="turn", seat=0, remaining=42.0, paused=False))
+        my_turn_with_its_clock(app)
         await pilot.pause()
         assert re.search(r"to draw\s+0:4[12]", screen_text(app))
         say(app, Clock(table_id=3, kind="off"))
@@ -409,11 +424,7 @@ async def test_a_turn_the_timer_finished_says_so() -> None:
 async def test_the_turn_clock_stands_still_while_the_connection_is_down() -> None:
     app, _ = offline_app()
     async with app.run_test() as pilot:
-        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
-        game = Game(7, seating="chosen")
-        advance_to(game, 0)
-        say(app, game_update(3, game, 0))
-        say(app, Clock(table_id=3, kind="turn", seat=0, remaining=42.0, paused=False))
+        my_turn_with_its_clock(app)
         await pilot.pause()
         assert app.table_screen is not None and app.table_screen.ticking
         app.post_message(ConnectionChanged("Connection to example.org:7325 lost. Reconnecting..."))
@@ -455,22 +466,6 @@ async def test_at_80_columns_the_keys_keep_help_and_quit_in_view() -> None:
         await pilot.pause()
         last = screen_text(app).splitlines()[-1]
         assert "s Draw" in last and "? Help" in last and "q Quit" in last
-
-
-async def test_the_chair_picker_offers_only_free_chairs_and_checks_again() -> None:
-    """Only free chairs are offered; one taken while the question was open is not sat in."""
-    app, sent = offline_app()
-    async with app.run_test() as pilot:
-        say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)]))
-        await pilot.pause()
-        await pilot.press("s")
-        assert isinstance(app.screen, ChooseScreen)
-        assert [label for label, _ in app.screen.options] == ["Chair 2", "Chair 4"]
-        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Cy", None), creator=0)))
-        await pilot.pause()
-        await pilot.press("1")  # chair 2: Eve took it meanwhile
-        await pilot.pause()
-        assert not any(isinstance(m, Sit) for m in sent.sent)
 
 
 async def test_how_to_play_is_offered_once_in_the_first_game_against_bots(state_dir: Path) -> None:

@@ -62,7 +62,9 @@ async def test_a_dropped_player_is_shown_away_and_returns_with_the_token(server:
     await close_all(clients)
 
 
-async def test_with_on_drop_bot_a_bot_plays_the_absent_seat_until_it_returns(server: Server) -> None:
+async def ann_drops(server: Server) -> tuple[Client, list[str], int, int]:
+    """Ann and Bob with two bots at a table whose stand-in bot plays for the away; Ann
+    drops at once. Returns Bob, the seat tokens, the table id and Ann's seat."""
     clients, tokens, table_id = await table_of_four(
         server, names=("Ann", "Bob"), bots=2, options=TableOptions(on_drop="bot")
     )
@@ -71,6 +73,11 @@ async def test_with_on_drop_bot_a_bot_plays_the_absent_seat_until_it_returns(ser
     assert ann.game is not None and ann.game.seat is not None
     ann_seat = ann.game.seat
     await ann.close()
+    return bob, tokens, table_id, ann_seat
+
+
+async def test_with_on_drop_bot_a_bot_plays_the_absent_seat_until_it_returns(server: Server) -> None:
+    bob, tokens, table_id, ann_seat = await ann_drops(server)
 
     def ann_seat_played(c: Client) -> bool:
         return any(
@@ -172,14 +179,7 @@ async def test_the_story_of_the_deal_keeps_who_played_across_a_restart(tmp_path:
     db = tmp_path / "rummy.db"
     server = await start_server("127.0.0.1", 0, db, **FAST)
     try:
-        clients, tokens, _ = await table_of_four(
-            server, names=("Ann", "Bob"), bots=2, options=TableOptions(on_drop="bot")
-        )
-        ann, bob = clients
-        await ann.until(lambda c: c.game is not None)
-        assert ann.game is not None and ann.game.seat is not None
-        ann_seat = ann.game.seat
-        await ann.close()
+        bob, tokens, _, ann_seat = await ann_drops(server)
         await play_all([bob], stop_after=12)
         await bob.until(
             lambda c: any(
