@@ -34,3 +34,4 @@ lint: setup
 bench: setup
 	$(BIN)/python -m pip install -q -e '.[bench]' || echo "open_spiel not installable here: comparison skipped"
 	$(BIN)/python bench/engine_playouts.py
+	$(BIN)/python bench/expert_decisions.py --games 3

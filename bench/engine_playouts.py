@@ -3,7 +3,8 @@
     python bench/engine_playouts.py [--games N] [--seed S]
 
 Both engines are driven by the same loop, a uniform choice over the legal
-actions until the game ends:
+actions until the game ends, in alternating blocks of games (a neighbour's load
+on a shared machine then falls on both alike):
 
     legal = state.legal_actions(); state.apply_action(rng.choice(legal))
 
@@ -29,12 +30,13 @@ from rummy.engine import Game, view_for
 from rummy.engine.bots import make_bot
 
 
-def ours(games: int, seed: int) -> tuple[int, float]:
-    """Random playouts of our engine: (actions, seconds)."""
-    rng = random.Random(seed)
+def ours(games: int, seed: int, first: int = 0) -> tuple[int, float]:
+    """Random playouts of our engine (games ``first`` .. ``first + games - 1``):
+    (actions, seconds)."""
+    rng = random.Random(seed * 7919 + first)
     actions = 0
     start = time.perf_counter()
-    for i in range(games):
+    for i in range(first, first + games):
         game = Game(seed * 1_000_003 + i)
         while not game.is_over:
             legal = game.legal_moves()
@@ -43,7 +45,7 @@ def ours(games: int, seed: int) -> tuple[int, float]:
     return actions, time.perf_counter() - start
 
 
-def openspiel(games: int, seed: int) -> tuple[int, int, float] | None:
+def openspiel(games: int, seed: int, first: int = 0) -> tuple[int, int, float] | None:
     """Random playouts of OpenSpiel's gin_rummy: (player actions, chance actions,
     seconds), or None without pyspiel."""
     try:
@@ -51,7 +53,7 @@ def openspiel(games: int, seed: int) -> tuple[int, int, float] | None:
     except ImportError:
         return None
     game = pyspiel.load_game("gin_rummy")
-    rng = random.Random(seed)
+    rng = random.Random(seed * 7919 + first)
     actions = chance = 0
     start = time.perf_counter()
     for _ in range(games):
@@ -88,14 +90,25 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=1000, help="random playouts per engine")
     parser.add_argument("--bot-games", type=int, default=200, help="heuristic bot games")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--blocks", type=int, default=20, help="turns the two engines take (default 20)")
     args = parser.parse_args()
 
-    n, secs = ours(args.games, args.seed)
+    n = acts = chance = 0
+    secs = ssecs = 0.0
+    spiel: tuple[int, int, float] | None = None
+    blocks = max(1, min(args.blocks, args.games))
+    for b in range(blocks):
+        first, size = b * args.games // blocks, (b + 1) * args.games // blocks - b * args.games // blocks
+        got, took = ours(size, args.seed, first)
+        n, secs = n + got, secs + took
+        block = openspiel(size, args.seed, first)
+        if block is not None:
+            acts, chance, ssecs = acts + block[0], chance + block[1], ssecs + block[2]
+            spiel = (acts, chance, ssecs)
     our_rate = n / secs
     print(f"ours       random playouts: {args.games} games, {n} actions in {secs:.2f} s")
     print(f"           {our_rate:,.0f} actions/s ({n / args.games:.0f} actions/game, no chance actions)")
 
-    spiel = openspiel(args.games, args.seed)
     if spiel is None:
         print("OpenSpiel  pyspiel is not installed (pip install '.[bench]'): comparison skipped")
     else:

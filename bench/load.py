@@ -1,7 +1,8 @@
 """Load generator: N tables of four bot clients over real TCP on loopback, playing whole games.
 
     python bench/load.py [--tables 100] [--games-per-table 1] [--duration 300] [--bot random]
-                         [--think 0] [--lobby] [--in-process | --connect HOST:PORT] [--json]
+                         [--think 0] [--lobby] [--expert-tables 0] [--bot-workers 1]
+                         [--in-process | --connect HOST:PORT] [--json]
 
 It starts the server itself: a ``rummy-server`` subprocess on a free port with a
 temporary ``--db`` (so the server and the load generator run in separate
@@ -23,6 +24,15 @@ time a move queues behind the other tables' moves). Clients say ``lobby: false``
 in their hello unless ``--lobby``: rummy-client follows the lobby, and then the
 server gathers table changes and pushes them at most every half second to
 every follower not busy playing at a table.
+
+``--expert-tables K`` adds K tables where one client plays with three of the
+server's own hard bots (the expert, which searches): they play game after game
+until the other tables are done, so the hard bots think all through the run. Their
+figures are printed apart (the hard bots' moves per second, the CPU of the server's
+worker processes); every other figure, the move latency first, is that of the other
+tables, so a run with and one without expert tables show whether thinking bots hold
+the other tables up. ``--bot-workers`` sets the server's worker processes for the
+hard bots (0: they think on the event loop, as they did before the pool).
 
 Printed: tables held at once, connections, games finished, moves/s, the latency
 from a move sent to its reply (p50, p90, p99, max), peak memory (the server's
@@ -70,6 +80,7 @@ import msgspec
 from rummy.engine.bots import BOT_NAMES, Bot, make_bot
 from rummy.protocol import (
     PROTOCOL_VERSION,
+    AddBot,
     CreateTable,
     GameUpdate,
     Hello,
@@ -132,6 +143,10 @@ class Stats:
     all_playing_until: float | None = None  # when the first table finished its games
     moves_while_all_playing: int = 0
     lag: list[float] = field(default_factory=list)  # this loop's lateness, seconds
+    # The tables whose other three chairs are the server's hard bots (--expert-tables).
+    expert_latencies: list[float] = field(default_factory=list)
+    expert_own_moves: int = 0
+    expert_games: int = 0
 
     def table_playing(self, delta: int) -> None:
         self.playing += delta
@@ -232,7 +247,13 @@ class Seat(asyncio.Protocol):
             if pending is None:
                 return
             kind, sent, fut = pending
-            if kind == "move":
+            if kind == "move" and self.table.experts:
+                self.stats.expert_latencies.append(time.perf_counter() - sent)
+                if m.type == "error":
+                    self._refused(m)
+                else:
+                    self.stats.expert_own_moves += 1
+            elif kind == "move":
                 self.stats.latencies.append(time.perf_counter() - sent)
                 if m.type == "error":
                     self._refused(m)
@@ -260,6 +281,7 @@ class Seat(asyncio.Protocol):
         view = m.view
         if m.seat is None or view is None:
             return
+        self.table.moves_now = m.moves
         if view.phase == "game_over":
             if not self.game_over:
                 self.game_over = True
@@ -301,9 +323,12 @@ def _same(seat: Seat) -> Seat:
 
 
 class TableRun:
-    def __init__(self, run: Run, index: int) -> None:
+    def __init__(self, run: Run, index: int, experts: bool = False) -> None:
         self.run = run
         self.index = index
+        self.experts = experts  # one client and three of the server's hard bots
+        self.moves_done = 0  # moves of this table's finished games
+        self.moves_now = 0  # moves of its game under way
         self.seats: list[Seat] = []
         self.games_done = 0
         self.seated = False
@@ -313,7 +338,7 @@ class TableRun:
     async def seat_everyone(self) -> None:
         run = self.run
         loop = asyncio.get_running_loop()
-        for chair in range(4):
+        for chair in range(1 if self.experts else 4):
             rng = random.Random(run.seed * 10_007 + self.index * 4 + chair)
             seat = Seat(run, self, chair, make_bot(run.bot, random.Random(rng.getrandbits(64))), rng)
             async with run.connecting:
@@ -329,6 +354,9 @@ class TableRun:
         await asyncio.gather(
             *(s.call(Sit, table_id=table_id, chair=c) for c, s in enumerate(self.seats) if c)
         )
+        if self.experts:
+            for chair in (1, 2, 3):
+                await self.seats[0].call(AddBot, chair=chair, level="hard")
         self.seated = True
 
     def start(self) -> None:
@@ -336,15 +364,22 @@ class TableRun:
 
     def seat_started(self, seat: Seat) -> None:
         self._started += 1
-        if self._started == 1:
+        if self._started == 1 and not self.experts:
             self.run.stats.table_playing(+1)
 
     def seat_done(self, seat: Seat) -> None:
         self._done += 1
-        if self._done < 4:
+        if self._done < len(self.seats):
             return
         self._started = self._done = 0
         run = self.run
+        self.moves_done += self.moves_now
+        self.moves_now = 0
+        if self.experts:  # they play on until the other tables are done
+            run.stats.expert_games += 1
+            if not run.stopping:
+                self.seats[0].send("play_again", PlayAgain)
+            return
         self.games_done += 1
         run.stats.games_finished += 1
         run.stats.table_playing(-1)
@@ -380,6 +415,7 @@ class Run:
         self.connecting = asyncio.Semaphore(64)  # connects in flight (the listen backlog is finite)
         self.tables = [TableRun(self, i) for i in range(args.tables)]
         self._unfinished = len(self.tables)
+        self.tables += [TableRun(self, args.tables + i, experts=True) for i in range(args.expert_tables)]
         self.finished = asyncio.Event()
 
     def table_finished(self) -> None:
@@ -407,6 +443,7 @@ class ServerUnderTest:
     port = 0
     describe = ""
     sync: str | None = None  # the storage's sync mode, None: the server's default
+    bot_workers: int | None = None  # the hard bots' worker processes, None: the server's default
 
     async def start(self, connections: int, db: Path) -> None: ...
 
@@ -451,6 +488,10 @@ class Subprocess(ServerUnderTest):
             if not _cli_has("--sync"):
                 raise SetupFailed("this rummy-server has no --sync option")
             flags += ["--sync", self.sync]
+        if self.bot_workers is not None:
+            if not _cli_has("--bot-workers"):
+                raise SetupFailed("this rummy-server has no --bot-workers option")
+            flags += ["--bot-workers", str(self.bot_workers)]
         beside = Path(sys.executable).parent / "rummy-server"  # this venv's, not another on PATH
         exe = str(beside) if beside.exists() else shutil.which("rummy-server") or "rummy-server"
         if _cli_has("--rate") and _cli_has("--burst"):
@@ -487,6 +528,7 @@ class InProcess(ServerUnderTest):
             "127.0.0.1", 0, db, bot_delay=0.0, deal_pause=1.0,
             max_connections=connections, max_per_address=connections, **_LIFTED,
             **({} if self.sync is None else {"sync": self.sync}),
+            **({} if self.bot_workers is None else {"bot_workers": self.bot_workers}),
         )  # fmt: skip
         self.pid = os.getpid()
         self.port = self.server.port
@@ -557,6 +599,19 @@ class Usage:
         return cls(time.perf_counter(), cpu, waited, busy, stolen)
 
 
+def children_cpu(pid: int) -> float:
+    """CPU seconds used so far by the child processes of ``pid`` (the server's workers)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 12 and fields[1] == str(pid):  # field 4 of stat: the parent's pid
+            total += (int(fields[11]) + int(fields[12])) / _TICK
+    return total
+
+
 def _delta(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else round(b - a, 2)
 
@@ -583,6 +638,7 @@ async def run_load(args: argparse.Namespace) -> dict[str, Any]:
     else:
         server = InProcess() if args.in_process else Subprocess()
         server.sync = args.sync
+        server.bot_workers = args.bot_workers
     try:
         await server.start(connections + 16, tmp / "load.db")
         return await _drive(args, server)
@@ -619,6 +675,7 @@ async def _drive(args: argparse.Namespace, server: ServerUnderTest) -> dict[str,
     )
 
     server0, self0 = Usage.of(server.pid), Usage.of(os.getpid())
+    workers0 = children_cpu(server.pid) if server.pid else 0.0
     stats.latencies.clear()
     stats.lag.clear()
     stats.first_start_at = stats.last_move_at = time.perf_counter()
@@ -640,6 +697,7 @@ async def _drive(args: argparse.Namespace, server: ServerUnderTest) -> dict[str,
     run.stopping = True
     elapsed = t_end - stats.first_start_at
     server1, self1 = Usage.of(server.pid), Usage.of(os.getpid())
+    workers_cpu = (children_cpu(server.pid) - workers0) if server.pid else 0.0
     server_hwm, self_hwm = vm_hwm(server.pid), vm_hwm(os.getpid())
     lag_task.cancel()
     for t in run.tables:
@@ -690,9 +748,29 @@ async def _drive(args: argparse.Namespace, server: ServerUnderTest) -> dict[str,
             "loop_lag_ms_max": round(lag[-1] * 1e3, 2) if lag else None,
         },
     }
+    experts = [t for t in run.tables if t.experts]
+    if experts:
+        elat = sorted(stats.expert_latencies)
+        # Every move at those tables but the client's own and the server's next deal
+        # (one a finished game) is a hard bot's.
+        total = sum(t.moves_done + t.moves_now for t in experts)
+        bot_moves = max(0, total - stats.expert_own_moves - stats.expert_games)
+        result["expert_tables"] = {
+            "tables": len(experts),
+            "games_finished": stats.expert_games,
+            "hard_bot_moves": bot_moves,
+            "hard_bot_moves_per_s": round(bot_moves / elapsed, 2) if elapsed > 0 else 0.0,
+            "own_move_latency_ms_p50": round(percentile(elat, 50) * 1e3, 2),
+            "own_move_latency_ms_p99": round(percentile(elat, 99) * 1e3, 2),
+            "bot_workers": args.bot_workers,
+            "workers_cpu_s": round(workers_cpu, 2),
+            "hard_bot_moves_per_cpu_s": round(bot_moves / workers_cpu, 2) if workers_cpu > 0 else None,
+        }
     busy = self1.machine_busy - self0.machine_busy
-    ours = (result["server"]["cpu_s"] or 0.0) + (
-        0.0 if args.in_process else result["load_generator"]["cpu_s"] or 0.0
+    ours = (
+        (result["server"]["cpu_s"] or 0.0)
+        + workers_cpu
+        + (0.0 if args.in_process else result["load_generator"]["cpu_s"] or 0.0)
     )
     result["machine"] = {
         "cores": os.cpu_count(),
@@ -737,6 +815,17 @@ def _print(r: dict[str, Any], elapsed: float) -> None:
         f"machine: {m['cores']} cores; other programs used {_pct(m['others_cpu_s'], elapsed)};"
         f" stolen by the hypervisor {m['stolen_cpu_s']} s; load average {m['load_average']:.1f}",
     ]
+    e = r.get("expert_tables")
+    if e is not None:
+        workers = "the server's default" if e["bot_workers"] is None else e["bot_workers"]
+        lines.append(
+            f"expert tables: {e['tables']} (one client, three hard bots; bot workers: {workers}):"
+            f" {e['games_finished']} games, {e['hard_bot_moves']} hard-bot moves ="
+            f" {e['hard_bot_moves_per_s']} a second ({e['hard_bot_moves_per_cpu_s']} per CPU second of"
+            f" the workers); worker processes used {_pct(e['workers_cpu_s'], elapsed)};"
+            f" the client's own moves p50 {e['own_move_latency_ms_p50']} ms,"
+            f" p99 {e['own_move_latency_ms_p99']} ms (the figures above are the other tables')"
+        )
     print("\n".join(lines), flush=True)
 
 
@@ -749,6 +838,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bot", choices=BOT_NAMES, default="random", help="the clients' bot (default random)")
     p.add_argument("--think", type=float, default=0.0, help="mean seconds a client waits before a move")
     p.add_argument("--lobby", action="store_true", help="clients follow the lobby, as rummy-client does")
+    p.add_argument(
+        "--expert-tables",
+        type=int,
+        default=0,
+        help="more tables, each of one client and three of the server's hard bots (default 0)",
+    )
+    p.add_argument(
+        "--bot-workers",
+        type=int,
+        default=None,
+        help="the server's worker processes for hard bots (0: on its event loop; default: its own)",
+    )
     p.add_argument("--in-process", action="store_true", help="run the server in this process")
     p.add_argument(
         "--sync", choices=["full", "normal"], help="the server's storage sync mode (default: its own)"
@@ -766,6 +867,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.tables < 1 or args.games_per_table < 1:
         raise SystemExit("--tables and --games-per-table must be at least 1")
+    if args.expert_tables < 0 or (args.bot_workers is not None and args.bot_workers < 0):
+        raise SystemExit("--expert-tables and --bot-workers must not be negative")
     try:
         result = asyncio.run(run_load(args))
     except SetupFailed as failure:

@@ -1,13 +1,22 @@
 """``rummy-sim``: bots against bots, headless, with results per team and per bot.
 
-    rummy-sim --games 200 --seed 7 --bots heuristic,random [--json]
+    rummy-sim --games 200 --seed 7 --bots heuristic,random [--jobs 2] [--iterations N] [--json]
 
 One bot name plays all four seats; two names play team 0 (seats 0 and 2) and
 team 1 (seats 1 and 3); four names play one seat each. Every other game the
 line-up moves one seat to the left, so each side plays the other's seats; the
 two games of such a pair are dealt from the same seed (a duplicate match: both
 sides get the same cards), which cancels most of the luck of the deal. Each
-game's seed is derived from ``--seed``: the same seed plays the same games.
+game's seed is derived from ``--seed``: the same seed plays the same games, on
+one process or on ``--jobs`` of them.
+
+Win rates come with a 95% confidence interval: the mean plus or minus 1.96
+standard errors, the standard error taken from the spread of the duplicate pairs
+(the two games of a pair are one sample, since they share their cards), or of
+single games when there are no pairs. Each bot's decisions are timed
+(``decision_ms``: the median and the 99th percentile, in milliseconds, of the wall
+clock) and their CPU time measured (``decision_cpu_ms``: what one core spends on a
+decision, the same on a busy machine as on an idle one).
 """
 
 from __future__ import annotations
@@ -15,16 +24,19 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
+import multiprocessing
 import secrets
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
-from .engine import Game, view_for
-from .engine.bots import BOT_NAMES, make_bot
+from .engine import Game, Move, view_for
+from .engine.bots import BOT_NAMES, Budget, make_bot
 
 
 def derive_seed(seed: int, *parts: object) -> int:
@@ -54,19 +66,36 @@ class GameOutcome:
     totals: tuple[int, int]
     winner: int | None
     actions: int
+    moves: tuple[Move, ...] = ()
+    seconds: float = 0.0
+    # Wall-clock seconds of every decision, per bot name, and the CPU seconds of each.
+    decisions: dict[str, list[float]] = field(default_factory=dict)
+    decisions_cpu: dict[str, list[float]] = field(default_factory=dict)
 
 
-def play_game(seed: int, seats: Sequence[str], bot_seed: int) -> GameOutcome:
-    """One complete game; seats as chosen so that each bot keeps its seat (R2.4)."""
+def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | None = None) -> GameOutcome:
+    """One complete game; seats as chosen so that each bot keeps its seat (R2.4).
+    ``budget``: how long the searching bots think (their default if None)."""
+    start = time.perf_counter()
     game = Game(seed, seating="chosen")
-    bots = [make_bot(name, Random(derive_seed(bot_seed, seat))) for seat, name in enumerate(seats)]
-    actions = 0
+    bots = [make_bot(name, Random(derive_seed(bot_seed, seat)), budget) for seat, name in enumerate(seats)]
+    decisions: dict[str, list[float]] = {name: [] for name in seats}
+    cpu: dict[str, list[float]] = {name: [] for name in seats}
+    clock, cpu_clock = time.perf_counter, time.thread_time
     while not game.is_over:
         seat = game.current
-        game.apply(bots[seat].choose(view_for(game, seat)))
-        actions += 1
+        view = view_for(game, seat)
+        began, began_cpu = clock(), cpu_clock()
+        move = bots[seat].choose(view)
+        decisions[seats[seat]].append(clock() - began)
+        cpu[seats[seat]].append(cpu_clock() - began_cpu)
+        game.apply(move)
     a, b, c, d = seats
-    return GameOutcome(seed, (a, b, c, d), game.totals(), game.winner(), actions)
+    moves = tuple(game.moves)
+    seconds = time.perf_counter() - start
+    return GameOutcome(
+        seed, (a, b, c, d), game.totals(), game.winner(), len(moves), moves, seconds, decisions, cpu
+    )
 
 
 @dataclass(slots=True)
@@ -102,6 +131,46 @@ class Tally:
 
 
 @dataclass(slots=True)
+class Samples:
+    """Win rates per sample (a duplicate pair, or one game), for the confidence interval."""
+
+    rates: list[float] = field(default_factory=list)
+    _wins: int = 0
+    _played: int = 0
+
+    def add(self, won: bool) -> None:
+        self._wins += won
+        self._played += 1
+
+    def close(self) -> None:
+        """The sample under way is complete."""
+        if self._played:
+            self.rates.append(self._wins / self._played)
+        self._wins = self._played = 0
+
+    def ci95(self) -> tuple[float, float]:
+        """The mean win rate plus or minus 1.96 standard errors, within [0, 1]."""
+        n = len(self.rates)
+        if n == 0:
+            return (0.0, 1.0)
+        mean = sum(self.rates) / n
+        if n == 1:
+            return (0.0, 1.0)
+        variance = sum((r - mean) ** 2 for r in self.rates) / (n - 1)
+        half = 1.96 * math.sqrt(variance / n)
+        return (max(0.0, mean - half), min(1.0, mean + half))
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q``-th percentile (0..100) of ``values``, by the nearest rank."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+@dataclass(slots=True)
 class SimResult:
     seed: int
     bots: list[str]
@@ -110,6 +179,10 @@ class SimResult:
     seconds: float = 0.0
     teams: tuple[Tally, Tally] = field(default_factory=lambda: (Tally(), Tally()))
     per_bot: dict[str, Tally] = field(default_factory=dict)
+    team_samples: tuple[Samples, Samples] = field(default_factory=lambda: (Samples(), Samples()))
+    bot_samples: dict[str, Samples] = field(default_factory=dict)
+    decisions: dict[str, list[float]] = field(default_factory=dict)
+    decisions_cpu: dict[str, list[float]] = field(default_factory=dict)
 
     def add(self, outcome: GameOutcome) -> None:
         self.games += 1
@@ -117,14 +190,46 @@ class SimResult:
         t0, t1 = outcome.totals
         self.teams[0].add(t0, t1)
         self.teams[1].add(t1, t0)
+        self.team_samples[0].add(t0 > t1)
+        self.team_samples[1].add(t1 > t0)
         # A bot counts once per team it plays on: a team of two different bots
         # counts for both, and a bot on both teams counts twice (a win and a loss).
         for team, (own, other) in enumerate(((t0, t1), (t1, t0))):
             for name in sorted({outcome.seats[team], outcome.seats[team + 2]}):
                 self.per_bot.setdefault(name, Tally()).add(own, other)
+                self.bot_samples.setdefault(name, Samples()).add(own > other)
+        for name, times in outcome.decisions.items():
+            self.decisions.setdefault(name, []).extend(times)
+        for name, times in outcome.decisions_cpu.items():
+            self.decisions_cpu.setdefault(name, []).extend(times)
+
+    def close_sample(self) -> None:
+        """The games added since the last call are one sample (a duplicate pair)."""
+        for samples in (*self.team_samples, *self.bot_samples.values()):
+            samples.close()
+
+    def decision_ms(self, name: str, cpu: bool = False) -> dict[str, float | int]:
+        times = (self.decisions_cpu if cpu else self.decisions).get(name, [])
+        return {
+            "decisions": len(times),
+            "p50": round(1000 * percentile(times, 50), 2),
+            "p99": round(1000 * percentile(times, 99), 2),
+            "max": round(1000 * max(times, default=0.0), 2),
+        }
 
     def as_dict(self) -> dict[str, Any]:
         seconds = self.seconds or 1e-9
+        teams = []
+        for tally, samples in zip(self.teams, self.team_samples, strict=True):
+            teams.append({**tally.as_dict(), "win_rate_ci95": [round(x, 4) for x in samples.ci95()]})
+        results = {}
+        for name in sorted(self.per_bot):
+            results[name] = {
+                **self.per_bot[name].as_dict(),
+                "win_rate_ci95": [round(x, 4) for x in self.bot_samples[name].ci95()],
+                "decision_ms": self.decision_ms(name),
+                "decision_cpu_ms": self.decision_ms(name, cpu=True),
+            }
         return {
             "games": self.games,
             "actions": self.actions,
@@ -133,27 +238,67 @@ class SimResult:
             "actions_per_second": round(self.actions / seconds, 1),
             "seed": self.seed,
             "bots": self.bots,
-            "teams": [self.teams[0].as_dict(), self.teams[1].as_dict()],
-            "results": {name: self.per_bot[name].as_dict() for name in sorted(self.per_bot)},
+            "teams": teams,
+            "results": results,
         }
 
 
-def simulate(
-    games: int, seed: int, names: Sequence[str], progress: Callable[[int], None] | None = None
-) -> SimResult:
-    """Play ``games`` games; ``progress(done)`` is called after each one."""
+def _game_plan(seed: int, names: Sequence[str], i: int) -> tuple[int, tuple[str, str, str, str], int]:
+    """Game ``i`` of a run: its deal seed, its seats, its bots' seed."""
     even, odd = lineups(names)
     duplicate = even != odd  # both line-ups play each deal
+    game_seed = derive_seed(seed, "game", i // 2 if duplicate else i)
+    return game_seed, even if i % 2 == 0 else odd, derive_seed(seed, "bots", i)
+
+
+def _play_games(
+    seed: int, names: Sequence[str], first: int, count: int, budget: Budget | None
+) -> list[GameOutcome]:
+    """Games ``first`` .. ``first + count - 1`` of a run (a worker's share)."""
+    return [play_game(*_game_plan(seed, names, i), budget) for i in range(first, first + count)]
+
+
+def _outcomes(
+    games: int, seed: int, names: Sequence[str], jobs: int, budget: Budget | None
+) -> Iterator[list[GameOutcome]]:
+    """The games' outcomes in order, in batches (of whole duplicate pairs)."""
+    if jobs <= 1:
+        for i in range(games):
+            yield _play_games(seed, names, i, 1, budget)
+        return
+    # Small batches of whole pairs keep every process busy to the end.
+    batch = max(2, 2 * (games // (jobs * 32)))
+    starts = list(range(0, games, batch))
+    counts = [min(batch, games - start) for start in starts]
+    context = multiprocessing.get_context("spawn")  # no fork of a process with threads (the progress bar)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        n = len(starts)
+        yield from pool.map(_play_games, [seed] * n, [names] * n, starts, counts, [budget] * n)
+
+
+def simulate(
+    games: int,
+    seed: int,
+    names: Sequence[str],
+    progress: Callable[[int], None] | None = None,
+    jobs: int = 1,
+    budget: Budget | None = None,
+) -> SimResult:
+    """Play ``games`` games on ``jobs`` processes (the same results on any number);
+    ``progress(done)`` is called as games finish."""
+    even, odd = lineups(names)
+    pairs = even != odd
     result = SimResult(seed, list(names))
-    for i in range(games):
-        game_seed = derive_seed(seed, "game", i // 2 if duplicate else i)
-        seats = even if i % 2 == 0 else odd
-        start = time.perf_counter()
-        outcome = play_game(game_seed, seats, derive_seed(seed, "bots", i))
-        result.seconds += time.perf_counter() - start
-        result.add(outcome)
+    start = time.perf_counter()
+    for batch in _outcomes(games, seed, names, jobs, budget):
+        for outcome in batch:
+            result.add(outcome)
+            if not pairs or result.games % 2 == 0:
+                result.close_sample()
         if progress is not None:
-            progress(i + 1)
+            progress(result.games)
+    result.close_sample()
+    result.seconds = time.perf_counter() - start
     return result
 
 
@@ -161,20 +306,30 @@ def report(result: SimResult) -> str:
     """The human-readable summary."""
     lines = [
         f"{result.games} games, seed {result.seed}, bots {','.join(result.bots)}",
-        f"{'':<14}{'played':>8}{'wins':>8}{'ties':>7}{'losses':>8}{'win %':>8}{'mean score':>12}",
+        f"{'':<14}{'played':>8}{'wins':>8}{'ties':>7}{'losses':>8}{'win %':>8}"
+        f"{'95% CI':>15}{'mean score':>12}",
     ]
 
-    def row(label: str, t: Tally) -> str:
+    def row(label: str, t: Tally, samples: Samples) -> str:
         d = t.as_dict()
+        lo, hi = samples.ci95()
+        ci = f"{100 * lo:.1f}-{100 * hi:.1f}%"
         return (
             f"{label:<14}{d['played']:>8}{d['wins']:>8}{d['ties']:>7}{d['losses']:>8}"
-            f"{100 * d['win_rate']:>7.1f}%{d['mean_score']:>12.1f}"
+            f"{100 * d['win_rate']:>7.1f}%{ci:>15}{d['mean_score']:>12.1f}"
         )
 
-    lines.append(row("team 0 (S+N)", result.teams[0]))
-    lines.append(row("team 1 (W+E)", result.teams[1]))
+    lines.append(row("team 0 (S+N)", result.teams[0], result.team_samples[0]))
+    lines.append(row("team 1 (W+E)", result.teams[1], result.team_samples[1]))
     for name in sorted(result.per_bot):
-        lines.append(row(name, result.per_bot[name]))
+        lines.append(row(name, result.per_bot[name], result.bot_samples[name]))
+    for name in sorted(result.per_bot):
+        ms, cpu = result.decision_ms(name), result.decision_ms(name, cpu=True)
+        lines.append(
+            f"{name:<14}{ms['decisions']:>8} decisions: median {ms['p50']:.2f} ms, "
+            f"p99 {ms['p99']:.2f} ms, longest {ms['max']:.2f} ms"
+            f" (CPU: median {cpu['p50']:.2f} ms, p99 {cpu['p99']:.2f} ms)"
+        )
     d = result.as_dict()
     lines.append(
         f"{result.actions} moves in {result.seconds:.2f} s: "
@@ -228,6 +383,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME[,NAME[,NAME,NAME]]",
         help=f"1 name: all seats; 2: team 0 and team 1; 4: one per seat. Known: {', '.join(BOT_NAMES)}",
     )
+    parser.add_argument(
+        "--jobs", type=_positive, default=1, help="play on this many processes (same results; default 1)"
+    )
+    parser.add_argument(
+        "--iterations",
+        type=_positive,
+        default=None,
+        help="search iterations per decision of the expert bot (default: its own budget)",
+    )
     parser.add_argument("--json", action="store_true", help="end with one line of JSON with the results")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
     return parser
@@ -238,15 +402,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     seed: int = secrets.randbits(32) if args.seed is None else args.seed
     games: int = args.games
     names: list[str] = args.bots
+    budget = None if args.iterations is None else Budget(args.iterations)
     if sys.stderr.isatty() and not args.no_progress:
         from rich.console import Console
         from rich.progress import Progress  # only on a terminal: the bar is for people
 
         with Progress(console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task("playing", total=games)
-            result = simulate(games, seed, names, lambda done: bar.update(task, completed=done))
+            result = simulate(
+                games, seed, names, lambda done: bar.update(task, completed=done), args.jobs, budget
+            )
     else:
-        result = simulate(games, seed, names)
+        result = simulate(games, seed, names, jobs=args.jobs, budget=budget)
     print(report(result))
     if args.json:
         print(json.dumps(result.as_dict(), sort_keys=True))

@@ -16,6 +16,16 @@ from rummy.sim import lineups, main
 TIMING = {"seconds", "games_per_second", "actions_per_second"}
 
 
+def games_of(d: dict[str, Any]) -> dict[str, Any]:
+    """A run's results without its timings (wall-clock, so never the same twice)."""
+    out = {k: v for k, v in d.items() if k not in TIMING and k != "seed"}
+    out["results"] = {
+        name: {k: v for k, v in r.items() if k not in ("decision_ms", "decision_cpu_ms")}
+        for name, r in d["results"].items()
+    }
+    return out
+
+
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[str, dict[str, Any]]:
     assert main([*args, "--json"]) == 0
     out = capsys.readouterr().out
@@ -50,12 +60,44 @@ def test_same_seed_same_games(capsys: pytest.CaptureFixture[str]) -> None:
     _, first = run_json(capsys, *args)
     _, second = run_json(capsys, *args)
     _, other = run_json(capsys, "--games", "4", "--seed", "4", "--bots", "heuristic,random")
+    assert games_of(first) == games_of(second)
+    assert games_of(first) != games_of(other)
 
-    def games(d: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in d.items() if k not in TIMING and k != "seed"}
 
-    assert games(first) == games(second)
-    assert games(first) != games(other)
+def test_jobs_play_the_same_games_as_one_process(capsys: pytest.CaptureFixture[str]) -> None:
+    """--jobs N shares the games among N processes: the results are those of one."""
+    args = ("--games", "10", "--seed", "21", "--bots", "heuristic,random")
+    _, one = run_json(capsys, *args)
+    _, two = run_json(capsys, *args, "--jobs", "2")
+    assert two["games"] == 10
+    assert games_of(one) == games_of(two)
+
+
+def test_win_rates_come_with_a_95_percent_interval(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each team's and each bot's win rate has its 95% confidence interval around it,
+    from the duplicate pairs; the summary shows it."""
+    out, data = run_json(capsys, "--games", "12", "--seed", "5", "--bots", "heuristic,random")
+    for entry in [*data["teams"], *data["results"].values()]:
+        lo, hi = entry["win_rate_ci95"]
+        assert 0.0 <= lo <= entry["win_rate"] <= hi <= 1.0
+    heuristic = data["results"]["heuristic"]
+    random_bot = data["results"]["random"]
+    # One bot's wins are the other's losses, so the intervals mirror each other.
+    assert heuristic["win_rate_ci95"][0] == pytest.approx(1 - random_bot["win_rate_ci95"][1], abs=1e-3)
+    assert "95% CI" in out
+
+
+def test_decision_times_per_bot(capsys: pytest.CaptureFixture[str]) -> None:
+    """--json gives each bot's decision time in milliseconds: median and 99th percentile."""
+    out, data = run_json(
+        capsys, "--games", "2", "--seed", "8", "--bots", "expert,heuristic", "--iterations", "3"
+    )
+    for name in ("expert", "heuristic"):
+        for kind in ("decision_ms", "decision_cpu_ms"):
+            ms = data["results"][name][kind]
+            assert ms["decisions"] > 20
+            assert 0 <= ms["p50"] <= ms["p99"] <= ms["max"]
+    assert "decisions: median" in out
 
 
 def test_lineups_swap_the_teams_every_other_game() -> None:
@@ -85,6 +127,8 @@ def test_results_are_per_bot_not_per_seat(capsys: pytest.CaptureFixture[str]) ->
         (["--games", "many"], "not a whole number"),
         (["--seed", "-1"], "negative"),
         (["--seed", "x"], "not a whole number"),
+        (["--jobs", "0"], "at least 1"),
+        (["--iterations", "0"], "at least 1"),
         (["--frobnicate"], "unrecognized arguments"),
     ],
 )

@@ -24,6 +24,7 @@ from textual.reactive import reactive
 
 from rummy.protocol import (
     AddBot,
+    BotLevel,
     Chat,
     ChatLine,
     ClientMessage,
@@ -93,7 +94,8 @@ def seats_of(info: TableInfo | None, me: int | None) -> Seats:
             if chair.name is None:
                 continue
             seat = chair.seat if chair.seat is not None else chair.chair
-            seats[seat] = SeatInfo(text.clean(chair.name, 24), chair.bot, chair.present, chair.ready)
+            level = text.clean(chair.level, 10) if chair.bot and chair.level else None
+            seats[seat] = SeatInfo(text.clean(chair.name, 24), chair.bot, chair.present, chair.ready, level)
     return Seats.of(seats, me)
 
 
@@ -119,6 +121,7 @@ class RummyApp(App[None]):
         store: StateStore | None = None,
         connect: bool = True,
         server_options: dict[str, Any] | None = None,
+        bot_levels: tuple[BotLevel, BotLevel, BotLevel] = ("normal", "normal", "normal"),
     ) -> None:
         super().__init__()
         self.player_name = player_name
@@ -132,6 +135,7 @@ class RummyApp(App[None]):
         self.server_options = server_options or {}
         # The palette's search field has an icon no ASCII terminal can show.
         self.use_command_palette = not ascii
+        self.bot_levels = bot_levels  # the local game's three bots, chairs 1 to 3
         # The seat token is this player's at this server: only one running client may
         # use (and remember) it; a second one plays with a token kept in memory.
         self.seat_lock = SeatLock(self.store.directory, self.store_key)
@@ -348,8 +352,8 @@ class RummyApp(App[None]):
         if self.lobby is not None:
             self.lobby.clear_chat()
         if request is CreateTable and self.local:
-            for chair in (1, 2, 3):
-                self.send(AddBot, chair=chair)
+            for chair, level in zip((1, 2, 3), self.bot_levels, strict=True):
+                self.send(AddBot, chair=chair, level=level)
             self.send(Start)
 
     def _table(self, info: TableInfo) -> None:
@@ -588,7 +592,10 @@ class RummyApp(App[None]):
 
     @on(BotRequested)
     def _bot(self, request: BotRequested) -> None:
-        self.send(AddBot if request.add else RemoveBot, chair=request.chair)
+        if request.add:
+            self.send(AddBot, chair=request.chair, level=request.level)
+        else:
+            self.send(RemoveBot, chair=request.chair)
 
     @on(StartRequested)
     def _start(self) -> None:

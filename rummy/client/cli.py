@@ -1,7 +1,8 @@
-"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell]``.
+"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--bots LEVEL]``.
 
 With an address it joins that server's lobby; without one it starts a server in
-this process and opens a game against three bots at once.
+this process and opens a game against three bots at once (``--bots`` sets their
+level: easy, normal or hard).
 
 A bug must not leave a traceback over the player's terminal: what Textual would
 print on the way out goes to ``client-error.log`` in the state directory, and the
@@ -19,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rummy.protocol import DEFAULT_PORT, NAME_LIMIT, sanitize
+from rummy.protocol import BOT_LEVELS, DEFAULT_PORT, NAME_LIMIT, BotLevel, sanitize
 
 from .state import StateStore
 
@@ -41,6 +42,22 @@ def parse_address(text: str) -> tuple[str, int]:
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         raise ValueError(f"{port_text!r} is not a port number (1 to 65535)")
     return host, int(port_text)
+
+
+def bot_levels(text: str) -> tuple[BotLevel, BotLevel, BotLevel]:
+    """``hard`` (all three bots) or ``easy,normal,hard`` (chairs 2, 3 and 4)."""
+    words = [w.strip().lower() for w in text.split(",")]
+    levels: list[BotLevel] = []
+    for word in words:
+        level = next((lv for lv in BOT_LEVELS if lv == word), None)
+        if level is None:
+            raise argparse.ArgumentTypeError(f"{word!r} is not a level: easy, normal or hard")
+        levels.append(level)
+    if len(levels) == 1:
+        levels *= 3
+    if len(levels) != 3:
+        raise argparse.ArgumentTypeError("give one level, or three separated by commas")
+    return levels[0], levels[1], levels[2]
 
 
 def login_name() -> str:
@@ -70,7 +87,17 @@ def main(argv: list[str] | None = None) -> int:
         help="a four-colour pack: clubs green, diamonds blue, hearts red, spades black",
     )
     parser.add_argument("--no-bell", action="store_true", help="no terminal bell when it becomes your turn")
+    parser.add_argument(
+        "--bots",
+        type=bot_levels,
+        default=("normal", "normal", "normal"),
+        metavar="LEVEL[,LEVEL,LEVEL]",
+        help="the local game's bots: easy, normal (the default) or hard; one level for all three, "
+        "or three for chairs 2 to 4",
+    )
     args = parser.parse_args(argv)
+    if args.address and args.bots != ("normal", "normal", "normal"):
+        parser.error("--bots is for the local game: at a server, the table's creator seats the bots")
 
     address = None
     if args.address:
@@ -94,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         four_colour=args.four_colour,
         bell=not args.no_bell,
         store=store,
+        bot_levels=args.bots,
     )
     return run(app, store.directory)
 

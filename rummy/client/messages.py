@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from rummy.engine import Card, Move
+from rummy.protocol import BotLevel
 
 
 @dataclass
@@ -68,10 +69,11 @@ class WatchRequested(Message):
 
 @dataclass
 class BotRequested(Message):
-    """The creator seats a bot in ``chair`` (``add``) or removes one."""
+    """The creator seats a bot of ``level`` in ``chair`` (``add``) or removes one."""
 
     chair: int
     add: bool = True
+    level: BotLevel = "normal"
 
 
 class StartRequested(Message):

@@ -35,6 +35,7 @@ class SeatInfo:
     bot: bool = False
     present: bool = True
     ready: bool = False  # at a deal's end: ready for the next deal
+    level: str | None = None  # a bot's level, as the server says it
 
 
 @dataclass(frozen=True, slots=True)

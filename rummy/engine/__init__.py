@@ -41,6 +41,7 @@ from .game import (
     legal_moves_in,
     new_melds,
     new_seed,
+    takes_from_pile,
     target_uses,
 )
 from .melds import Meld, MeldKind, meld_kind
@@ -61,7 +62,7 @@ from .moves import (
 from .moves import Meld as MeldMove
 from .partners import PartnerDraw, Seating, draw_for_partners
 from .scoring import DealResult, TeamScore, score_deal, team_of
-from .views import PlayerView, view_for
+from .views import PlayerView, view_for, world_from_view
 
 __all__ = [
     "CODES",
@@ -121,7 +122,9 @@ __all__ = [
     "rank",
     "score_deal",
     "suit",
+    "takes_from_pile",
     "target_uses",
     "team_of",
     "view_for",
+    "world_from_view",
 ]

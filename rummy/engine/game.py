@@ -10,16 +10,17 @@ game is saved as its seed, its seating and the list of its moves.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any, Literal
 
 from . import events as ev
-from .cards import FIRST_JOKER, PACK, RANK, Card, card_text
+from .cards import FIRST_JOKER, JOKERS, PACK, RANK, SUIT, Card, card_text
 from .errors import IllegalMove
 from .melds import Meld, meld_kind
 from .moves import (
+    DISCARDS,
     Discard,
     DrawStock,
     LayOff,
@@ -75,32 +76,41 @@ def same_jokers(
     return tuple(sorted([c for c in cards if c < FIRST_JOKER] + chosen))
 
 
-def _same_suit_next(card: Card) -> bool:
-    """Whether card+1 is the next rank of the same suit (ids run rank-wise per suit)."""
-    return card < FIRST_JOKER and card % 13 != 12
+# For each card, the other cards of its rank (suits in id order), or the other Jokers.
+_KIN: tuple[tuple[Card, ...], ...] = tuple(
+    tuple(k for k in (JOKERS if c >= FIRST_JOKER else range(c % 13, FIRST_JOKER, 13)) if k != c) for c in PACK
+)
+
+
+_PACK_SET = frozenset(PACK)
+_POSITION_RNG = random.Random(0)  # never shuffled with: copied first (Game.in_position)
+# _FOLLOWS[c]: whether c + 1 is the next rank of c's suit (ids run rank-wise per suit).
+_FOLLOWS: tuple[bool, ...] = tuple(c < FIRST_JOKER and c % 13 != 12 for c in PACK)
 
 
 def new_melds(cards: Iterable[Card]) -> list[tuple[Card, ...]]:
     """Every meld (R5.1-R5.3) that can be made from ``cards``, each a sorted tuple."""
     ordered = sorted(cards)
+    n = len(ordered)
     result: list[tuple[Card, ...]] = []
-    by_rank: dict[int, list[Card]] = {}
-    for c in ordered:
-        by_rank.setdefault(RANK[c], []).append(c)
-    for group in by_rank.values():  # sets and Joker sets: 3 or 4 of a kind
-        n = len(group)
-        if n >= 3:
-            result.extend(combinations(group, 3))
-            if n == 4:
-                result.append(tuple(group))
+    if n < 3:
+        return result
+    ranks = [RANK[c] for c in ordered]
+    if len(set(ranks)) <= n - 2:  # some rank (or the Jokers) three times or more
+        by_rank: dict[int, list[Card]] = {}
+        for r, c in zip(ranks, ordered, strict=True):
+            by_rank.setdefault(r, []).append(c)
+        for group in by_rank.values():  # sets and Joker sets: 3 or 4 of a kind
+            if len(group) >= 3:
+                result.extend(combinations(group, 3))
+                if len(group) == 4:
+                    result.append(tuple(group))
     # Runs: ids of one suit run in rank order, so a run is a stretch of ids c, c+1, ...
     start = 0
-    n = len(ordered)
     for i in range(1, n + 1):
-        if i < n and ordered[i] == ordered[i - 1] + 1 and _same_suit_next(ordered[i - 1]):
+        if i < n and ordered[i] == ordered[i - 1] + 1 and _FOLLOWS[ordered[i - 1]]:
             continue
-        length = i - start
-        if length >= 3:
+        if i - start >= 3:
             for a in range(start, i - 2):
                 for b in range(a + 3, i + 1):
                     result.append(tuple(ordered[a:b]))
@@ -114,38 +124,94 @@ def target_uses(
     """Every legal use of a target card (R4.1): ``(cards, None)`` for a new meld made
     with cards of ``available`` (the target among them), ``(cards, meld_id)`` for a
     lay-off: the target alone, or for a run the target with the cards that bridge it."""
-    uses: list[tuple[Card, ...]] = []
-    if target >= FIRST_JOKER:
-        others = [c for c in sorted(available) if c >= FIRST_JOKER and c != target]
-        same = others
-    else:
-        r = RANK[target]
-        same = [c for c in sorted(available) if c != target and c < FIRST_JOKER and RANK[c] == r]
-    for k in (2, 3):
-        for combo in combinations(same, k):
-            uses.append(tuple(sorted((target, *combo))))
-    if target < FIRST_JOKER:
-        lo = target
-        while lo % 13 != 0 and lo - 1 in available:
-            lo -= 1
-        hi = target
-        while hi % 13 != 12 and hi + 1 in available:
-            hi += 1
-        for a in range(lo, target + 1):
-            for b in range(max(target, a + 2), hi + 1):
-                uses.append(tuple(range(a, b + 1)))
-    result: list[tuple[tuple[Card, ...], int | None]] = [(u, None) for u in uses]
+    return _target_uses(target, available, _lay_off_table(melds, (target,)))
+
+
+LayOffTable = dict[Card, list[tuple[tuple[Card, ...], int]]]
+
+
+def _lay_off_table(melds: Sequence[Meld], targets: Iterable[Card] | None = None) -> LayOffTable:
+    """For every card (of ``targets``, or any) that some meld could take in a take's
+    lay-off (R4.1, R5.4): the cards that go on with it (itself, or for a run the cards
+    bridging the gap to it as well) and the meld's id, in the order of ``melds``. Built
+    once per turn, so that each card of the discard pile is looked up instead of being
+    tried on every meld."""
+    candidates = PACK if targets is None else targets
+    table: LayOffTable = {}
     for meld in melds:
-        if meld.accepts(target):
-            result.append(((target,), meld.id))
-        else:
-            ranks = meld.bridge(target)
-            if ranks is not None:
-                base = target - RANK[target]
-                bridge = [base + r for r in ranks[:-1]]
-                if all(c in available for c in bridge):
-                    result.append((tuple(sorted((*bridge, target))), meld.id))
+        if meld.kind != "run":
+            for card in meld.takes():
+                table.setdefault(card, []).append(((card,), meld.id))
+            continue
+        suit = meld.suit
+        base = suit * 13 - 2
+        low, high = meld.low, meld.high
+        for card in candidates:
+            if SUIT[card] != suit:
+                continue
+            r = RANK[card]
+            if r > high:  # above the run: the ranks from its top end up to the card
+                table.setdefault(card, []).append((tuple(range(base + high + 1, card + 1)), meld.id))
+            elif r < low:
+                table.setdefault(card, []).append((tuple(range(card, base + low)), meld.id))
+    return table
+
+
+def _target_uses(
+    target: Card, available: set[Card], lay_offs: LayOffTable
+) -> list[tuple[tuple[Card, ...], int | None]]:
+    result: list[tuple[tuple[Card, ...], int | None]] = []
+    # The other cards of the target's rank (or the other Jokers), looked up directly:
+    # the draw phase asks this for every card of the pile, so no sorting of ``available``.
+    same = [c for c in _KIN[target] if c in available]
+    if len(same) >= 2:
+        for k in (2, 3):
+            for combo in combinations(same, k):
+                result.append((tuple(sorted((target, *combo))), None))
+    if target < FIRST_JOKER:
+        lo = hi = target
+        first = target - target % 13  # the suit's 2
+        while lo > first and lo - 1 in available:
+            lo -= 1
+        last = first + 12  # the suit's Ace
+        while hi < last and hi + 1 in available:
+            hi += 1
+        if hi - lo >= 2:
+            for a in range(lo, target + 1):
+                for b in range(max(target, a + 2), hi + 1):
+                    result.append((tuple(range(a, b + 1)), None))
+    uses = lay_offs.get(target)
+    if uses is not None:
+        for cards, meld_id in uses:
+            if len(cards) == 1 or all(c in available for c in cards if c != target):
+                result.append((cards, meld_id))
     return result
+
+
+def takes_from_pile(
+    hand: Sequence[Card], discard_pile: Sequence[Card], melds: Sequence[Meld], depth: int | None = None
+) -> list[TakeDiscard]:
+    """Every legal take from the discard pile (R4.1), as ``legal_moves`` lists them;
+    with ``depth``, only the takes whose target card is one of the top ``depth``."""
+    if not discard_pile:
+        return []
+    # From the top of the pile down, so that the cards a take would bring in
+    # (``available``) grow by one card per index instead of being rebuilt.
+    available = set(hand)
+    top = len(discard_pile) - 1
+    bottom = 0 if depth is None else max(0, top + 1 - depth)
+    lay_offs = _lay_off_table(melds, discard_pile[bottom:]) if melds else {}
+    found: list[tuple[int, list[tuple[tuple[Card, ...], int | None]]]] = []
+    for index in range(top, bottom - 1, -1):
+        target = discard_pile[index]
+        available.add(target)
+        uses = _target_uses(target, available, lay_offs)
+        if uses:
+            found.append((index, uses))
+    takes: list[TakeDiscard] = []
+    for index, uses in reversed(found):
+        takes.extend([TakeDiscard(index, cards, meld_id) for cards, meld_id in uses])
+    return takes
 
 
 def legal_moves_in(
@@ -162,19 +228,15 @@ def legal_moves_in(
     """
     if phase == "draw":
         moves: list[Move] = [_DRAW] if stock_count else [_PASS]
-        held = set(hand)
-        for index in range(len(discard_pile)):
-            available = held.union(discard_pile[index:])
-            for cards, meld_id in target_uses(discard_pile[index], available, melds):
-                moves.append(TakeDiscard(index, cards, meld_id))
+        moves.extend(takes_from_pile(hand, discard_pile, melds))
         return moves
     if phase == "meld":
         moves = [MeldMove(cards) for cards in new_melds(hand)]
         for meld in melds:
-            for card in hand:
-                if meld.accepts(card):
-                    moves.append(LayOff(meld.id, card))
-        moves.extend(Discard(card) for card in hand)
+            wanted = meld.takes()
+            if wanted:
+                moves.extend(LayOff(meld.id, card) for card in hand if card in wanted)
+        moves.extend([DISCARDS[card] for card in hand])
         return moves
     if phase == "deal_over":
         return [_NEXT]
@@ -254,6 +316,60 @@ class Game:
     def new(cls, seed: int | None = None, seating: Seating = "draw") -> Game:
         """A new game. Without a seed one is drawn from the OS (R3.4) and kept in ``seed``."""
         return cls(new_seed() if seed is None else seed, seating)
+
+    @classmethod
+    def in_position(
+        cls,
+        *,
+        hands: Sequence[Sequence[Card]],
+        stock: Sequence[Card],
+        discard_pile: Sequence[Card],
+        melds: Sequence[Meld],
+        phase: Phase,
+        current: int,
+        deal: int,
+        dealer: int,
+        passes: int,
+        results: Sequence[DealResult],
+        partner_draw: PartnerDraw,
+    ) -> Game:
+        """A game in the given position of a deal under way, for bots that look ahead
+        from what they believe the hidden cards to be. The position is copied (``melds``
+        too). Its seed is 0: a later deal is shuffled from that, not as the real game's
+        would be. Raises ``ValueError`` unless each of the 56 cards is in exactly one
+        place."""
+        placed = [c for h in hands for c in h]
+        placed += stock
+        placed += discard_pile
+        for meld in melds:
+            placed += meld.cards
+        if len(placed) != len(PACK) or set(placed) != _PACK_SET:
+            raise ValueError("a position must hold each of the 56 cards exactly once")
+        if phase not in ("draw", "meld"):
+            raise ValueError("a position is one of a deal under way: phase draw or meld")
+        game = cls.__new__(cls)
+        game.seed = 0
+        game.seating = partner_draw.seating
+        # Seeding a generator costs more than a whole turn of play: share one, copied
+        # (as for clones) only if this game ever shuffles.
+        game._rng = _POSITION_RNG
+        game._rng_shared = True
+        game.partner_draw = partner_draw
+        game.first_dealer = partner_draw.first_dealer
+        game.deal = deal
+        game.dealer = dealer
+        game.phase = phase
+        game.current = current
+        game.hands = [list(h) for h in hands]
+        game.stock = list(stock)
+        game.discard_pile = list(discard_pile)
+        game.melds = [m.copy() for m in melds]
+        game.passes = passes
+        game.went_out = None
+        game.results = list(results)
+        game.moves = []
+        game.opening_events = []
+        return game
 
     # --- the deal -------------------------------------------------------------
 
@@ -381,25 +497,10 @@ class Game:
             raise IllegalMove("not-your-turn", f"It is {SEAT_NAMES[self.current]}'s turn.")
         check_move(move)
         move = self._with_held_jokers(move)
-        match move:
-            case DrawStock():
-                events = self._draw_stock()
-            case TakeDiscard():
-                events = self._take_discard(move)
-            case MeldMove():
-                events = self._meld(move)
-            case LayOff():
-                events = self._lay_off(move)
-            case Discard():
-                events = self._discard(move)
-            case Pass():
-                events = self._pass()
-            case NextDeal():
-                if self.phase != "deal_over":
-                    raise IllegalMove("wrong-phase", "The deal is not over.")
-                events = [self._start_deal()]
-            case _:
-                raise IllegalMove("bad-move", "That is not a move.")
+        step = _STEPS.get(type(move))
+        if step is None:
+            raise IllegalMove("bad-move", "That is not a move.")
+        events = step(self, move)
         self.moves.append(move)
         return events
 
@@ -407,6 +508,8 @@ class Game:
         """R1.1: the Jokers are interchangeable, so a move may name any Joker (``JK`` is
         the first one) for a Joker the player holds, or takes: the move is recorded with
         the ids of the Jokers actually used, so that it replays exactly."""
+        if type(move) is DrawStock or (type(move) is Discard and move.card < FIRST_JOKER):
+            return move  # the commonest moves name no Joker
         hand = self.hands[self.current]
         match move:
             case Discard(card) | LayOff(card=card) if card >= FIRST_JOKER:
@@ -426,7 +529,7 @@ class Game:
             when = {"draw": "before drawing", "meld": "after drawing"}.get(self.phase, "now")
             raise IllegalMove("wrong-phase", f"You cannot {doing} {when}.")
 
-    def _draw_stock(self) -> list[ev.Event]:
+    def _draw_stock(self, move: DrawStock) -> list[ev.Event]:
         self._need_phase("draw", "draw")
         if not self.stock:
             raise IllegalMove("stock-empty", "The stock is empty: take from the discard pile or pass.")
@@ -454,7 +557,8 @@ class Game:
                 raise IllegalMove("no-such-card", f"You do not have the {card_text(card)}.")
         if move.meld_id is not None and self.meld_by_id(move.meld_id) is None:
             raise IllegalMove("no-such-meld", "There is no such meld on the table.")
-        if (cards, move.meld_id) not in target_uses(target, available, self.melds):
+        uses = _target_uses(target, available, _lay_off_table(self.melds, (target,)))
+        if (cards, move.meld_id) not in uses:
             if move.meld_id is None:
                 raise IllegalMove("not-a-meld", "Those cards do not make a meld.")
             raise IllegalMove("cannot-lay-off", "Those cards do not fit that meld.")
@@ -536,7 +640,12 @@ class Game:
         self.current = (seat + 1) % 4
         return [ev.Discarded(seat, move.card)]
 
-    def _pass(self) -> list[ev.Event]:
+    def _next_deal(self, move: NextDeal) -> list[ev.Event]:
+        if self.phase != "deal_over":
+            raise IllegalMove("wrong-phase", "The deal is not over.")
+        return [self._start_deal()]
+
+    def _pass(self, move: Pass) -> list[ev.Event]:
         self._need_phase("draw", "pass")
         if self.stock:
             raise IllegalMove("stock-not-empty", "You may pass only when the stock is empty.")
@@ -547,3 +656,15 @@ class Game:
             return events + self._end_deal("passes")
         self.current = (seat + 1) % 4
         return events
+
+
+# What ``Game.apply`` does for each kind of move, found by the move's type.
+_STEPS: dict[type, Callable[[Game, Any], list[ev.Event]]] = {
+    DrawStock: Game._draw_stock,
+    TakeDiscard: Game._take_discard,
+    MeldMove: Game._meld,
+    LayOff: Game._lay_off,
+    Discard: Game._discard,
+    Pass: Game._pass,
+    NextDeal: Game._next_deal,
+}

@@ -8,10 +8,10 @@ meld with every card added to it stays one meld that anyone may extend (R5.4).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
-from .cards import FIRST_JOKER, RANK, SUIT, Card
+from .cards import FIRST_JOKER, JOKERS, RANK, SUIT, Card
 
 MeldKind = Literal["set", "run", "jokers"]
 
@@ -63,6 +63,9 @@ class Meld:
     high: int = 0
     suit: int = 0
     rank: int = 0  # sets only
+    # ``takes()`` as last computed: legal moves ask it of every meld at every turn, and
+    # it changes only when a card is laid off (``add``).
+    _takes: tuple[Card, ...] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def new(cls, meld_id: int, cards: Sequence[Card], seat: int) -> Meld:
@@ -91,6 +94,28 @@ class Meld:
             return card >= FIRST_JOKER
         return card < FIRST_JOKER and RANK[card] == self.rank
 
+    def takes(self) -> tuple[Card, ...]:
+        """Every card that ``accepts`` would take now (at most two for a run)."""
+        if self._takes is None:
+            self._takes = self._compute_takes()
+        return self._takes
+
+    def _compute_takes(self) -> tuple[Card, ...]:
+        if self.kind == "run":
+            base = self.suit * 13 - 2
+            if self.low > 2:
+                if self.high < 14:
+                    return (base + self.low - 1, base + self.high + 1)
+                return (base + self.low - 1,)
+            return (base + self.high + 1,) if self.high < 14 else ()
+        cards = self.cards
+        if len(cards) >= 4:
+            return ()
+        if self.kind == "jokers":
+            return tuple([c for c in JOKERS if c not in cards])
+        first = self.rank - 2
+        return tuple([c for c in (first, first + 13, first + 26, first + 39) if c not in cards])
+
     def bridge(self, card: Card) -> tuple[int, ...] | None:
         """For a run: the ranks from the nearer end up to ``card``'s rank, that laying
         off ``card`` needs (``card``'s own rank last); None if it cannot extend this meld."""
@@ -105,6 +130,7 @@ class Meld:
 
     def add(self, card: Card, seat: int) -> None:
         """Lay off one card (the caller has checked ``accepts``)."""
+        self._takes = None
         if self.kind == "run":
             r = RANK[card]
             if r < self.low:
@@ -131,4 +157,5 @@ class Meld:
             self.high,
             self.suit,
             self.rank,
+            self._takes,
         )

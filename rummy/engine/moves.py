@@ -72,6 +72,8 @@ Move = DrawStock | TakeDiscard | Meld | LayOff | Discard | Pass | NextDeal
 _DRAW = DrawStock()
 _PASS = Pass()
 _NEXT = NextDeal()
+# Moves are values: one shared Discard per card saves building them for every turn.
+DISCARDS: tuple[Discard, ...] = tuple(Discard(c) for c in PACK)
 # No legal move names more cards than a run of a whole suit: a longer list from
 # the wire is refused before it costs anything.
 _MAX_DATA_CARDS = 14
@@ -126,6 +128,12 @@ def check_move(move: object) -> None:
     ``Game.apply`` calls it first, so that a move built by hand with garbage in it
     is refused with a sentence instead of crashing somewhere inside the engine.
     """
+    # The common moves first, by their exact type: this runs for every move applied.
+    if type(move) is Discard:
+        _card(move.card)
+        return
+    if type(move) is DrawStock or type(move) is Pass or type(move) is NextDeal:
+        return
     match move:
         case DrawStock() | Pass() | NextDeal():
             return
@@ -158,7 +166,7 @@ def move_from_data(data: Any) -> Move:
         if kind == "next_deal":
             return _NEXT
         if kind == "discard":
-            return Discard(_card(data["card"]))
+            return DISCARDS[_card(data["card"])]
         if kind == "lay_off":
             return LayOff(_int(data["meld_id"], "meld id"), _card(data["card"]))
         if kind in ("meld", "take_discard"):

@@ -7,6 +7,7 @@ of a deal are shown to all once that deal has ended (R7), in ``results``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card
@@ -83,4 +84,31 @@ def view_for(game: Game, seat: int | None) -> PlayerView:
         passes=game.passes,
         partner_draw=game.partner_draw,
         results=tuple(game.results),
+    )
+
+
+def world_from_view(view: PlayerView, hands: Sequence[Sequence[Card]], stock: Sequence[Card]) -> Game:
+    """A game in the position ``view`` shows, with what the view hides filled in: every
+    seat's hand (the view's own as it is) and the stock, its top card last. A bot that
+    looks ahead plays such worlds out, drawn to agree with all it has seen (R9: the
+    view is all it knows). Raises ``ValueError`` if the cards given do not fit the view:
+    the view's own hand, the hand counts and the stock count must match."""
+    if view.seat is None or view.hand is None or view.phase not in ("draw", "meld"):
+        raise ValueError("a world is built from a seat's view of a deal under way")
+    if tuple(len(h) for h in hands) != view.hand_counts or len(stock) != view.stock_count:
+        raise ValueError("the hands and the stock must have the sizes the view shows")
+    if sorted(hands[view.seat]) != sorted(view.hand):
+        raise ValueError("the view's own hand must be as it is")
+    return Game.in_position(
+        hands=hands,
+        stock=stock,
+        discard_pile=view.discard_pile,
+        melds=view.melds,
+        phase=view.phase,
+        current=view.current,
+        deal=view.deal,
+        dealer=view.dealer,
+        passes=view.passes,
+        results=view.results,
+        partner_draw=view.partner_draw,
     )

@@ -18,9 +18,11 @@ from .codec import (
 )
 from .errors import ProtocolError
 from .messages import (
+    BOT_LEVELS,
     DEFAULT_PORT,
     PROTOCOL_VERSION,
     AddBot,
+    BotLevel,
     ChairInfo,
     Chat,
     ChatLine,
@@ -70,6 +72,7 @@ from .wire import (
 )
 
 __all__ = [
+    "BOT_LEVELS",
     "CHAT_LIMIT",
     "DEFAULT_PORT",
     "MAX_CLIENT_FRAME",
@@ -78,6 +81,7 @@ __all__ = [
     "PROTOCOL_VERSION",
     "TABLE_NAME_LIMIT",
     "AddBot",
+    "BotLevel",
     "ChairInfo",
     "Chat",
     "ChatLine",

@@ -34,6 +34,9 @@ Name = Annotated[str, Meta(max_length=200)]
 Text = Annotated[str, Meta(max_length=2000)]
 Token = Annotated[str, Meta(max_length=128)]
 ServerTime = float  # seconds since the Unix epoch, the server's clock
+# How well a seated bot plays: easy (a beginner can beat it), normal, hard (it searches).
+BotLevel = Literal["easy", "normal", "hard"]
+BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "hard")
 
 
 class TableOptions(msgspec.Struct, kw_only=True):
@@ -49,7 +52,8 @@ class TableOptions(msgspec.Struct, kw_only=True):
 class ChairInfo(msgspec.Struct, kw_only=True):
     """One chair of a table. ``name`` nil: the chair is free. ``present``: the player is
     connected (a bot always is). ``ready``: asked to go on (next deal or play again).
-    ``seat``: the engine seat this chair plays in the current game (nil before)."""
+    ``seat``: the engine seat this chair plays in the current game (nil before).
+    ``level``: a bot's level (``easy``, ``normal``, ``hard``); nil for a person."""
 
     chair: Chair
     name: str | None = None
@@ -57,6 +61,7 @@ class ChairInfo(msgspec.Struct, kw_only=True):
     present: bool = False
     ready: bool = False
     seat: Seat | None = None
+    level: str | None = None
 
 
 class TableInfo(msgspec.Struct, kw_only=True):
@@ -130,9 +135,10 @@ class Leave(_Request, tag="leave"):
 
 
 class AddBot(_Request, tag="add_bot"):
-    """The creator seats a bot in a free chair of a waiting table."""
+    """The creator seats a bot of ``level`` in a free chair of a waiting table."""
 
     chair: Chair
+    level: BotLevel = "normal"
 
 
 class RemoveBot(_Request, tag="remove_bot"):

@@ -27,6 +27,24 @@ def default_db() -> Path:
     return Path(user_state_dir("rummy")) / "server.db"
 
 
+def _whole(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}, not {value}")
+    return value
+
+
+def _at_least_one(text: str) -> int:
+    return _whole(text, 1)
+
+
+def _not_negative(text: str) -> int:
+    return _whole(text, 0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rummy-server", description="Host Persian Rummy tables for friends.")
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
@@ -36,6 +54,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", type=Path, default=None, help=f"SQLite file (default {default_db()})")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     p.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before a move")
+    p.add_argument(
+        "--bot-workers",
+        type=_not_negative,
+        default=1,
+        help="processes in which hard bots think (default 1; more on a machine with cores to spare;"
+        " 0 thinks on the event loop, stalling every table: only to measure what the pool saves)",
+    )
+    p.add_argument(
+        "--hard-bot-iterations",
+        type=_at_least_one,
+        default=None,
+        help="search iterations of a hard bot's move (default: the expert's own, about 0.1-0.3 s a move)",
+    )
     p.add_argument("--deal-pause", type=float, default=15.0, help="seconds between deals unless all ready")
     p.add_argument("--max-connections", type=int, default=5000)
     p.add_argument("--max-per-address", type=int, default=64)
@@ -76,6 +107,8 @@ async def serve(args: argparse.Namespace) -> None:
         args.port,
         args.db or default_db(),
         bot_delay=args.bot_delay,
+        bot_workers=args.bot_workers,
+        hard_bot_iterations=args.hard_bot_iterations,
         deal_pause=args.deal_pause,
         max_connections=args.max_connections,
         max_per_address=args.max_per_address,

@@ -89,7 +89,7 @@ async def handle(s: Session, msg: ClientMessage) -> None:
             await _my_table(s).leave(s)
             s.send(Ok(id=msg.id))
         case AddBot():
-            await _my_table(s).add_bot(s, msg.chair)
+            await _my_table(s).add_bot(s, msg.chair, msg.level)
             s.send(Ok(id=msg.id))
         case RemoveBot():
             await _my_table(s).remove_bot(s, msg.chair)

@@ -22,6 +22,7 @@ from .options import ServerOptions
 from .peer import Peer, Refused
 from .storage import Snapshot, Storage, StoredTable, token_hash
 from .table import Chair, Table
+from .thinking import Thinker, level_or_normal
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,7 @@ class Lobby:
     def __init__(self, storage: Storage, options: ServerOptions) -> None:
         self.storage = storage
         self.options = options
+        self.thinker = Thinker(options.bot_workers, options.hard_bot_iterations)  # where hard bots think
         self.tables: dict[int, Table] = {}
         self.subscribers: set[Peer] = set()
         self._tokens: dict[str, tuple[Table, int]] = {}  # token hash -> (table, chair)
@@ -152,10 +154,14 @@ class Lobby:
         log.info("restored %d tables", len(self.tables))
 
     def _restore_table(self, stored: StoredTable) -> Table:
+        """A table as storage kept it (a bot stored before levels plays at normal)."""
         options = msgspec.json.decode(stored.options, type=TableOptions)
         table = Table(self, stored.id, stored.name, options, stored.creator)
         for sc in stored.chairs:
-            table.chairs[sc.chair] = Chair(sc.chair, sc.name, bot=sc.bot, token_hash=sc.token_hash)
+            level = level_or_normal(sc.level) if sc.bot else None
+            table.chairs[sc.chair] = Chair(
+                sc.chair, sc.name, bot=sc.bot, token_hash=sc.token_hash, level=level
+            )
         table.games = stored.games
         full = all(c is not None for c in table.chairs)
         if stored.game is not None and full:
@@ -203,3 +209,4 @@ class Lobby:
             self._flush = None
         for table in self.tables.values():
             table.auto.cancel()
+        self.thinker.close()

@@ -11,6 +11,10 @@ from dataclasses import dataclass
 @dataclass(frozen=True, slots=True)
 class ServerOptions:
     bot_delay: float = 0.8  # seconds a bot (or a stand-in) waits before each move, so people can follow
+    # Processes in which hard bots search (0: on the event loop, for tests only): a
+    # bounded pool, so that thinking bots never hold up the other tables.
+    bot_workers: int = 1
+    hard_bot_iterations: int | None = None  # a hard bot's search budget (None: the expert's default)
     deal_pause: float = 15.0  # seconds between a deal's end and the next deal, unless all are ready
     hello_timeout: float = 10.0  # a connection must say hello within this many seconds
     max_connections: int = 5000  # at once, in all

@@ -3,9 +3,12 @@
 After every change at its table (a move, someone leaving or coming back, a
 "ready"), ``Autoplay.replan`` looks at who is to act and arranges one thing:
 
-- a bot's chair, or an away player's chair at a table whose ``on_drop`` is
-  ``bot``, is played by the engine's heuristic bot after ``bot_delay`` seconds
-  (so people can follow); the player takes the chair back on return;
+- a bot's chair is played by a bot of its level, and an away player's chair at a
+  table whose ``on_drop`` is ``bot`` by a normal one (the heuristic bot), a move
+  every ``bot_delay`` seconds (so people can follow; a hard bot's thinking, done
+  off the loop by the lobby's ``Thinker``, counts towards that pause); the player
+  takes the chair back on return, and a move decided for an away player who came
+  back meanwhile is dropped;
 - with a turn timer, the seat to act has ``turn_seconds`` for its turn. The
   clock is paused while no player is present at the table (nobody could act
   on it). When it runs out the server plays the rest of that turn with the
@@ -20,23 +23,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
-import secrets
 import time
 from typing import TYPE_CHECKING
 
 from ..engine import view_for
-from ..engine.bots import Bot, make_bot
+from ..engine.bots import Bot
 from ..protocol.messages import Clock, PlayedBy
 from .clock import TurnClock
 from .peer import Refused
+from .thinking import STAND_IN
 
 if TYPE_CHECKING:
     from .table import Table
 
 log = logging.getLogger(__name__)
-
-BOT = "heuristic"
 
 
 class Autoplay:
@@ -49,8 +49,9 @@ class Autoplay:
         self._action: asyncio.TimerHandle | None = None
         self._alarm: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self._bots: dict[int, Bot] = {}
-        self._moving: tuple[int, int] | None = None  # (seat, moves) of a bot move being applied
+        # The bots playing this game's seats, by (game id, seat), each with its memory.
+        self._bots: dict[tuple[int, int], Bot] = {}
+        self._moving: tuple[int, int] | None = None  # (seat, moves) of the bot move under way
         self._shown: tuple[object, ...] | None = None  # the clock as last pushed
 
     def cancel(self) -> None:
@@ -94,16 +95,11 @@ class Autoplay:
                     self.clock.start(seat, table.options.turn_seconds)
                 else:
                     self.clock.stop()
-            stand_in = (
-                chair.bot
-                or (chair.session is None and table.options.on_drop == "bot")
-                or self._expired == turn
-            )
+            stand_in = self._played_by_bot(seat, turn)
             n = len(game.moves)
             if stand_in and self._moving != (seat, n):  # not when that very move is under way
-                self._action = loop.call_later(
-                    options.bot_delay, self._spawn, lambda: self._bot_move(seat, n)
-                )
+                self._moving = (seat, n)
+                self._spawn(lambda: self._bot_move(seat, n))
             if self.clock.running:
                 if stand_in or not table.humans_present():
                     self.clock.pause()
@@ -124,26 +120,58 @@ class Autoplay:
         if not task.cancelled() and task.exception() is not None:
             log.error("table %s: automatic move failed", self.table.id, exc_info=task.exception())
 
-    async def _bot_move(self, seat: int, n: int) -> None:
+    def _played_by_bot(self, seat: int, turn: tuple[int, int, int]) -> bool:
+        """Whether a bot plays ``seat`` now: a bot's chair, an away player's at a table
+        where bots stand in, or a turn whose time ran out."""
         table = self.table
-        game = table.game
-        if game is None or len(game.moves) != n or game.current != seat or table.closed:
-            return  # the game moved on meanwhile
-        bot = self._bots.get(seat)
+        chair = table.chair_of_seat(seat)
+        return (
+            chair.bot or (chair.session is None and table.options.on_drop == "bot") or self._expired == turn
+        )
+
+    def _bot(self, seat: int) -> Bot:
+        """The bot of this game's ``seat``: of the chair's level, or a stand-in."""
+        table = self.table
+        key = (table.game_id, seat)
+        bot = self._bots.get(key)
         if bot is None:
-            bot = self._bots[seat] = make_bot(BOT, random.Random(secrets.randbits(64)))
-        # Who plays: the seat's own bot, or the server for a person (R9: same view).
-        auto: PlayedBy | None = None
-        if not table.chair_of_seat(seat).bot:
-            auto = "timer" if self._expired == (table.game_id, game.deal, seat) else "stand_in"
-        view = view_for(game, seat)
+            if any(k[0] != table.game_id for k in self._bots):  # a new game: new bots
+                self._bots.clear()
+            chair = table.chair_of_seat(seat)
+            level = chair.level if chair.bot and chair.level is not None else STAND_IN
+            bot = self._bots[key] = table.lobby.thinker.new_bot(level)
+        return bot
+
+    async def _bot_move(self, seat: int, n: int) -> None:
+        """Decide the move of ``seat`` after ``n`` moves, wait out the rest of the pause,
+        and play it if that seat is still the bot's to play."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        table = self.table
         try:
-            move = bot.choose(view)
-        except Exception:
-            log.exception("table %s: the bot failed; playing the first legal move", table.id)
-            move = view.legal_moves()[0]
-        self._moving = (seat, n)
-        try:
+            game = table.game
+            if game is None or len(game.moves) != n or game.current != seat or table.closed:
+                return  # the game moved on meanwhile
+            game_id = table.game_id
+            view = view_for(game, seat)
+            try:
+                move, bot = await table.lobby.thinker.choose(self._bot(seat), view)
+                self._bots[(game_id, seat)] = bot  # its memory and rng as they are after deciding
+            except Exception:
+                log.exception("table %s: the bot failed; playing the first legal move", table.id)
+                move = view.legal_moves()[0]
+            pause = table.lobby.options.bot_delay - (loop.time() - started)
+            if pause > 0:
+                await asyncio.sleep(pause)
+            game = table.game
+            if game is None or len(game.moves) != n or table.closed or table.game_id != game_id:
+                return
+            if self._turn is None or not self._played_by_bot(seat, self._turn):
+                return  # the player came back meanwhile: the chair is theirs again
+            # Who plays: the seat's own bot, or the server for a person (said in the push).
+            auto: PlayedBy | None = None
+            if not table.chair_of_seat(seat).bot:
+                auto = "timer" if self._expired == self._turn else "stand_in"
             await table.apply(seat, move, after=n, auto=auto)
         except Refused as refused:
             log.warning("table %s: bot move refused: %s %s", table.id, refused.code, refused.text)

@@ -1,7 +1,7 @@
 """Durable storage: SQLite (the standard library), written before anyone is told.
 
 What is kept: tables (name, options, creator), their chairs (name, bot flag and
-the SHA-256 of the seat token: the token itself never touches the disk), every
+level, and the SHA-256 of the seat token: the token itself never touches the disk), every
 game (seed, seating, when it started and ended, the totals) and every move of
 every game, in order. A game is rebuilt by replaying its moves from its seed.
 
@@ -43,7 +43,7 @@ CREATE TABLE IF NOT EXISTS tables (
 );
 CREATE TABLE IF NOT EXISTS chairs (
     table_id INTEGER NOT NULL, chair INTEGER NOT NULL, name TEXT NOT NULL,
-    token_hash TEXT, bot INTEGER NOT NULL, PRIMARY KEY (table_id, chair)
+    token_hash TEXT, bot INTEGER NOT NULL, level TEXT, PRIMARY KEY (table_id, chair)
 );
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY, table_id INTEGER NOT NULL, number INTEGER NOT NULL,
@@ -68,6 +68,7 @@ class StoredChair:
     name: str
     token_hash: str | None
     bot: bool
+    level: str | None = None  # a bot's level; None for a person (and for bots stored before levels)
 
 
 @dataclass(slots=True)
@@ -112,14 +113,17 @@ class Storage:
             raise ValueError(f"sync must be 'full' or 'normal', not {sync!r}")
         self._db.execute(f"PRAGMA synchronous={sync.upper()}")
         self._db.executescript(SCHEMA)
-        self._upgrade()
+        self._migrate()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rummy-db")
         self._pending: list[tuple[list[Statement], asyncio.Future[None]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self.commits = 0  # batches committed (the load generator reports it)
 
-    def _upgrade(self) -> None:
+    def _migrate(self) -> None:
         """Bring a database written by an older server up to this schema."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(chairs)")}
+        if "level" not in columns:  # before bots had levels: theirs was "normal" (None here)
+            self._db.execute("ALTER TABLE chairs ADD COLUMN level TEXT")
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(moves)")}
         if "auto" not in columns:  # before moves said who played them (timer, stand-in)
             self._db.execute("ALTER TABLE moves ADD COLUMN auto TEXT")
@@ -135,9 +139,9 @@ class Storage:
         ).fetchall()
         for table_id, name, options, creator in rows:
             chairs = [
-                StoredChair(c, n, h, bool(b))
-                for c, n, h, b in db.execute(
-                    "SELECT chair, name, token_hash, bot FROM chairs WHERE table_id=? ORDER BY chair",
+                StoredChair(c, n, h, bool(b), level)
+                for c, n, h, b, level in db.execute(
+                    "SELECT chair, name, token_hash, bot, level FROM chairs WHERE table_id=? ORDER BY chair",
                     (table_id,),
                 )
             ]
@@ -251,10 +255,13 @@ class Storage:
         return ("UPDATE tables SET closed=? WHERE id=?", (time.time(), table_id))
 
     @staticmethod
-    def put_chair(table_id: int, chair: int, name: str, token: str | None, bot: bool) -> Statement:
+    def put_chair(
+        table_id: int, chair: int, name: str, token: str | None, bot: bool, level: str | None = None
+    ) -> Statement:
         return (
-            "INSERT OR REPLACE INTO chairs (table_id, chair, name, token_hash, bot) VALUES (?, ?, ?, ?, ?)",
-            (table_id, chair, name, None if token is None else token_hash(token), int(bot)),
+            "INSERT OR REPLACE INTO chairs (table_id, chair, name, token_hash, bot, level)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (table_id, chair, name, None if token is None else token_hash(token), int(bot), level),
         )
 
     @staticmethod

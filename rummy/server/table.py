@@ -38,6 +38,7 @@ from ..engine.events import Event
 from ..protocol import errors as E
 from ..protocol.codec import encode
 from ..protocol.messages import (
+    BotLevel,
     ChairInfo,
     ChatLine,
     Clock,
@@ -77,6 +78,7 @@ class Chair:
     token_hash: str | None = None
     session: Peer | None = None
     ready: bool = False
+    level: BotLevel | None = None  # a bot's level (None for a person)
 
     @property
     def present(self) -> bool:
@@ -141,6 +143,7 @@ class Table:
                         present=c.present,
                         ready=c.ready,
                         seat=self.seat_of_chair(i),
+                        level=c.level,
                     )
                 )
         return TableInfo(
@@ -397,14 +400,14 @@ class Table:
         if peer.chair is None or peer.chair != self.creator:
             raise Refused(E.NOT_CREATOR, "Only the table's creator may do that.")
 
-    async def add_bot(self, peer: Peer, chair: int) -> None:
+    async def add_bot(self, peer: Peer, chair: int, level: BotLevel = "normal") -> None:
         self._creator_or_refuse(peer)
         self._free_chair_or_refuse(chair)
         taken = {c.name for c in self.chairs if c is not None}
         name = next((n for n in BOT_NAMES if n not in taken), f"Bot {chair + 1}")
-        self.chairs[chair] = Chair(chair, name, bot=True)
+        self.chairs[chair] = Chair(chair, name, bot=True, level=level)
         try:
-            await self.storage.write([self.storage.put_chair(self.id, chair, name, None, True)])
+            await self.storage.write([self.storage.put_chair(self.id, chair, name, None, True, level)])
         except sqlite3.Error:
             self.chairs[chair] = None
             raise Refused(E.INTERNAL, "The bot could not be saved; try again.") from None

@@ -63,6 +63,7 @@ def table_info(
     bots: tuple[int, ...] = (),
     seats: tuple[int, ...] | None = None,
     options: TableOptions | None = None,
+    levels: dict[int, str] | None = None,
 ) -> TableInfo:
     chairs = [
         ChairInfo(
@@ -71,6 +72,7 @@ def table_info(
             bot=i in bots,
             present=n is not None,
             seat=None if seats is None else seats[i],
+            level=(levels or {}).get(i),
         )
         for i, n in enumerate(names)
     ]

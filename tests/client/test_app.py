@@ -4,6 +4,7 @@ connection banner, the terminal size, seat tokens remembered."""
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 
@@ -182,8 +183,19 @@ async def test_the_creator_seats_bots_and_starts() -> None:
         say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None), creator=0)))
         await pilot.pause()
         assert "b seats a bot" in screen_text(app)
-        await pilot.press("b", "b")  # twice before the table changes: two chairs
-        assert [m.chair for m in sent.sent if isinstance(m, AddBot)] == [1, 2]
+        # b asks for the level: enter takes the one offered (normal at first, then the
+        # last chosen); twice before the table changes seats bots in two chairs.
+        await pilot.press("b")
+        assert isinstance(app.screen, ChooseScreen)
+        await pilot.press("3")  # hard
+        await pilot.pause()
+        await pilot.press("b", "enter")
+        await pilot.pause()
+        bots = [(m.chair, m.level) for m in sent.sent if isinstance(m, AddBot)]
+        assert bots == [(1, "hard"), (2, "hard")]
+        await pilot.press("b", "escape")  # no level chosen: no bot
+        await pilot.pause()
+        assert len([m for m in sent.sent if isinstance(m, AddBot)]) == 2
         await pilot.press("g")
         assert isinstance(sent.last(), Start)
         await pilot.press("l")
@@ -192,6 +204,30 @@ async def test_the_creator_seats_bots_and_starts() -> None:
         await pilot.pause()
         assert app.session.table is None and "Your table" not in screen_text(app)
         assert StateStore().seat(seat_key("example.org:7325", "Ann")) is None  # leaving forgets the token
+
+
+async def test_bots_show_their_level_in_the_lobby_and_at_the_table() -> None:
+    """A bot's level (ChairInfo.level) is shown next to its name: in the lobby's list,
+    in one's own table's chairs, and at the table."""
+    app, _ = offline_app()
+    levels = {1: "easy", 2: "hard", 3: "normal"}
+    names = ("Ann", "Bot 2", "Bot 3", "Bot 4")
+    async with app.run_test() as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
+        mine = table_info(7, "Mine", names, bots=(1, 2, 3), levels=levels)
+        say(app, Lobby(tables=[mine]))
+        say(app, Table(table=mine))
+        await pilot.pause()
+        assert "Ann, 3 bots" in " ".join(lobby_rows(app))  # the list counts them
+        assert "Bot 2 (easy bot)" in screen_text(app)  # one's own table names them
+        game = Game(3, seating="chosen")
+        playing = table_info(7, "Mine", names, "playing", bots=(1, 2, 3), seats=(0, 1, 2, 3), levels=levels)
+        say(app, Table(table=playing))
+        say(app, game_update(7, game, 0))
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        text = screen_text(app)
+        assert "Bot 3 (hard bot, partner)" in text and "Bot 4 (normal bot)" in text
 
 
 async def test_the_seat_token_is_remembered_for_a_rejoin(state_dir: Path) -> None:
@@ -493,3 +529,18 @@ async def test_how_to_play_is_offered_once_in_the_first_game_against_bots(state_
                 )
             else:
                 assert isinstance(app.screen, TableScreen)
+
+
+def test_the_bots_option_of_the_local_game() -> None:
+    """``--bots hard`` seats three hard bots; three levels give one per chair; other
+    words, or --bots with a server's address, are refused with a clear error."""
+    from rummy.client.cli import bot_levels, main
+
+    assert bot_levels("hard") == ("hard", "hard", "hard")
+    assert bot_levels("Easy, normal,hard") == ("easy", "normal", "hard")
+    for bad in ("godlike", "easy,hard", "easy,easy,easy,easy"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            bot_levels(bad)
+    with pytest.raises(SystemExit) as info:
+        main(["example.org:7325", "--bots", "hard"])
+    assert info.value.code == 2

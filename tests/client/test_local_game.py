@@ -112,3 +112,17 @@ async def test_a_restarted_client_is_back_at_its_game() -> None:
         log = table.log_view.plain_text
         assert "Deal 1 of 2 begins." in log and "You drew from the stock." in log  # the deal so far
         assert log.endswith("You are back at your seat: the deal so far is above.")
+
+
+async def test_the_local_game_seats_bots_at_the_levels_asked_for() -> None:
+    """``rummy-client --bots easy,normal,hard``: the three bots sit at those levels
+    (the hard one thinks in a worker process) and the table shows them."""
+    app = RummyApp(player_name="Ann", local=True, server_options=FAST, bot_levels=("easy", "normal", "hard"))
+    async with app.run_test() as pilot:
+        await at_the_table(pilot, app)
+        await wait_for(pilot, lambda: app.session.table is not None and app.session.table.chairs[3].bot)
+        assert app.session.table is not None
+        assert [c.level for c in app.session.table.chairs] == [None, "easy", "normal", "hard"]
+        await pilot.pause()
+        assert "hard bot" in screen_text(app)
+        await pilot.press("q", "y")

@@ -106,9 +106,11 @@ async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_
         await term.wait_for(r"Create \(ctrl\+s\)")  # the form, not the footer
         await term.press("Control+s")
         await term.wait_for("Your table: Ann's table")
-        for _ in range(3):
+        for chair in (2, 3, 4):
             await term.press("b")
-        await term.wait_for(r"4: .*\(bot\)")
+            await term.wait_for("at which level")
+            await term.press("Enter")  # the level offered first: the last one chosen
+            await term.wait_for(rf"{chair}: .* bot\)")
         await term.press("g")
 
         # The game: bots move at once, so it is soon this player's turn to draw.

@@ -31,19 +31,43 @@ from rummy.engine import (
     parse_move,
     view_for,
 )
-from rummy.engine.bots import BOT_NAMES, Bot, HeuristicBot, NoMoveError, RandomBot, make_bot
+from rummy.engine.bots import (
+    BOT_NAMES,
+    LEVELS,
+    Bot,
+    Budget,
+    EasyBot,
+    ExpertBot,
+    HeuristicBot,
+    NoMoveError,
+    RandomBot,
+    make_bot,
+)
 from rummy.engine.bots.planning import GOING_OUT, TableState, best_plan, lay_off_all, meld_value
 from rummy.engine.cards import POINTS
 from rummy.engine.positions import position
 from rummy.sim import simulate
 
+QUICK = Budget(iterations=4)  # searching bots think briefly here: the tests are about rules
+
 
 def test_bot_names_and_factory() -> None:
-    assert set(BOT_NAMES) == {"random", "heuristic"}
+    assert set(BOT_NAMES) == {"random", "easy", "heuristic", "expert", "normal", "hard"}
     assert isinstance(make_bot("random", random.Random(1)), RandomBot)
+    assert isinstance(make_bot("easy", random.Random(1)), EasyBot)
     assert isinstance(make_bot("heuristic", random.Random(1)), HeuristicBot)
+    expert = make_bot("expert", random.Random(1), Budget(9))
+    assert isinstance(expert, ExpertBot) and expert.budget == Budget(9)
+
+
+def test_levels_name_the_bots_a_player_chooses_from() -> None:
+    """Three levels: easy is the easy bot, normal the heuristic bot, hard the expert."""
+    assert LEVELS == {"easy": "easy", "normal": "heuristic", "hard": "expert"}
+    assert isinstance(make_bot("easy", random.Random(1)), EasyBot)
+    assert isinstance(make_bot("normal", random.Random(1)), HeuristicBot)
+    assert isinstance(make_bot("hard", random.Random(1)), ExpertBot)
     for name in BOT_NAMES:
-        assert make_bot(name, random.Random(1)).name == name
+        assert make_bot(name, random.Random(1)).name == LEVELS.get(name, name)
 
 
 def test_unknown_bot_name_lists_the_known_ones() -> None:
@@ -72,7 +96,9 @@ class SpyBot:
 
 
 @pytest.mark.parametrize("seating", ["chosen", "draw"])
-@pytest.mark.parametrize("lineup", [("random",) * 4, ("heuristic",) * 4, ("heuristic", "random") * 2])
+@pytest.mark.parametrize(
+    "lineup", [("random",) * 4, ("heuristic",) * 4, ("heuristic", "random") * 2, ("easy", "heuristic") * 2]
+)
 def test_bots_choose_only_legal_moves_and_finish_games(seating: Seating, lineup: tuple[str, ...]) -> None:
     """Whole games of two deals (R3.1): every move a bot picks is one of its view's
     legal moves, the engine accepts it from that seat, and every game ends."""
@@ -103,7 +129,7 @@ def _hide_differently(game: Game, seat: int, rng: random.Random) -> Game:
     return other
 
 
-@pytest.mark.parametrize("name", BOT_NAMES)
+@pytest.mark.parametrize("name", sorted({LEVELS.get(n, n) for n in BOT_NAMES}))  # each bot once
 def test_bots_decide_from_their_view_only_R9_2(name: str) -> None:
     """R9.2: a bot's choice depends only on its own view. The same position with
     the other hands and the stock reshuffled (so the view is equal) gets the same
@@ -112,8 +138,8 @@ def test_bots_decide_from_their_view_only_R9_2(name: str) -> None:
     checked = differs = 0
     for seed in range(2):
         game = Game(100 + seed, seating="chosen")
-        players = [make_bot(name, random.Random(s)) for s in range(4)]
-        twins = [make_bot(name, random.Random(s)) for s in range(4)]
+        players = [make_bot(name, random.Random(s), QUICK) for s in range(4)]
+        twins = [make_bot(name, random.Random(s), QUICK) for s in range(4)]
         while not game.is_over:
             seat = game.current
             view = view_for(game, seat)
@@ -151,6 +177,36 @@ def test_same_rng_same_game() -> None:
         return game.record().moves
 
     assert play() == play()
+
+
+def test_normal_level_beats_the_easy_bot_and_easy_beats_random() -> None:
+    """The easy level is beatable yet sensible. Over 60 seeded games (30 duplicate
+    pairs) the heuristic bot (level normal) wins at least 70% against it, and the easy
+    bot itself wins at least 55% against the random bot."""
+    normal = simulate(60, 31, ["heuristic", "easy"]).per_bot["heuristic"]
+    assert normal.wins >= 42, normal
+    easy = simulate(60, 32, ["easy", "random"]).per_bot["easy"]
+    assert easy.wins >= 33, easy
+
+
+def test_easy_bot_takes_a_discard_that_melds_and_goes_out_R4_1_R4_4() -> None:
+    """R4.1: the top card of the pile makes a set with two of the hand: the easy bot
+    takes it. R4.4: with a hand that melds and lays off entirely, it goes out."""
+    game = position(["Qh Qd 3c 5d 8s 9h 2s", "", "", ""], discard="4c Qs")
+    bot = EasyBot(random.Random(0))
+    assert bot.choose(view_for(game, 0)) == TakeDiscard(1, tuple(sorted(parse_cards("Qh Qd Qs"))))
+    game = position(["7h 8h 9h Kc", "", "", ""], melds=[("Kd Ks Kh", 1)], phase="meld")
+    while game.phase == "meld":
+        move = bot.choose(view_for(game, 0))
+        assert not isinstance(move, Discard)
+        game.apply(move)
+    assert game.results[-1].went_out == 0
+
+
+def test_easy_bot_discards_a_loose_high_card_R4_3() -> None:
+    """R4.3: it keeps its pair and its near run, and throws the King that goes with nothing."""
+    game = position(["5c 5d 8h 9h Kc 2s", "", "", ""], phase="meld")
+    assert EasyBot(random.Random(0)).choose(view_for(game, 0)) == Discard(parse_cards("Kc")[0])
 
 
 def test_heuristic_bot_beats_random_bot_clearly() -> None:

@@ -45,3 +45,25 @@ def test_load_generator_plays_two_tables_to_the_end_and_prints_its_figures() -> 
     assert figures["latency_ms"]["n"] == figures["moves"]
     assert figures["latency_ms"]["p50"] <= figures["latency_ms"]["p99"] <= figures["latency_ms"]["max"]
     assert figures["server"]["peak_rss_mib"] > 0 and figures["load_generator"]["peak_rss_mib"] > 0
+
+
+def test_load_generator_with_a_table_of_hard_bots_reports_it_apart() -> None:
+    """--expert-tables: a table of one client and three of the server's hard bots plays
+    beside the others; its figures come apart from theirs."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(LOAD),
+            *("--tables", "1", "--expert-tables", "1", "--think", "0.01", "--duration", "60", "--json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "expert tables: 1 (one client, three hard bots" in done.stdout
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["games_finished"] == figures["games_wanted"] == 1  # the other table's game
+    assert figures["refused"] == {}
+    experts = figures["expert_tables"]
+    assert experts["tables"] == 1 and experts["hard_bot_moves"] >= 0

@@ -429,7 +429,8 @@ async def test_real_client_over_ssh_plays_and_the_key_gets_the_seat_back(
         await screen.press(b"n", "Turn timer")  # the new-table form is open
         await screen.press(b"\x13", "Your table")  # ctrl+s creates it; Alice sits in chair 1
         for bot in ("Dara", "Mina", "Kian"):
-            await screen.press(b"b", bot)
+            await screen.press(b"b", "at which level")
+            await screen.press(b"\r", bot)  # the level offered first: the last one chosen
         await screen.press(b"g", "Deal 1 of 2")
         conn.abort()  # the connection drops
 

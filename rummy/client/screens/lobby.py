@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from rummy.engine import SEAT_NAMES
-from rummy.protocol import TableInfo
+from rummy.protocol import BotLevel, ChairInfo, TableInfo
 
 from .. import text
 from ..commands import ScreenActions
@@ -72,6 +72,19 @@ def options_words(info: TableInfo) -> str:
     return f"{seating}; {timer}; {drop}"
 
 
+def bot_word(chair: ChairInfo) -> str:
+    """What a bot's chair says after its name: its level, if the server gives one."""
+    return f"{text.clean(chair.level, 10)} bot" if chair.level else "bot"
+
+
+# The levels the creator chooses from when seating a bot, with what each means.
+BOT_LEVEL_CHOICES: tuple[tuple[str, BotLevel], ...] = (
+    ("Easy: a beginner can beat it", "easy"),
+    ("Normal: plays a sensible game", "normal"),
+    ("Hard: thinks ahead, a real opponent", "hard"),
+)
+
+
 def _name(name: str, ascii: bool) -> str:
     clean = text.clean(name, 24)
     return text.to_ascii(clean) if ascii else clean
@@ -112,7 +125,7 @@ def chairs_words(info: TableInfo, ascii: bool = False) -> Content:
         else:
             parts.append(text.plain(_name(chair.name, ascii)))
             if chair.bot:
-                parts.append(Content.styled(" (bot)", "dim"))
+                parts.append(Content.styled(f" ({bot_word(chair)})", "dim"))
             elif not chair.present:
                 parts.append(Content.styled(" (away)", "dim"))
     return Content.assemble(*parts)
@@ -155,6 +168,7 @@ class LobbyScreen(Screen[None]):
         self.player_name = player_name
         self.address = address
         self._bots_asked: set[int] = set()  # chairs a bot was asked for, until the table changes
+        self.bot_level: BotLevel = "normal"  # the level last chosen: offered first next time
         self.notice = ""  # a warning that stays in view (another client plays as this player)
         self.title_line = Static(id="lobby-title")
         self.grid: DataTable[Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
@@ -309,7 +323,9 @@ class LobbyScreen(Screen[None]):
                 Content.styled("free", "dim")
                 if chair.name is None
                 else Content.assemble(
-                    text.plain(_name(chair.name, self.ascii), limit=24), " (bot)" if chair.bot else "", you
+                    text.plain(_name(chair.name, self.ascii), limit=24),
+                    f" ({bot_word(chair)})" if chair.bot else "",
+                    you,
                 )
             )
             seat = f" {SEAT_NAMES[chair.chair]}" if info.options.seating == "chosen" else ""
@@ -398,15 +414,28 @@ class LobbyScreen(Screen[None]):
         if table_id is not None:
             self.post_message(WatchRequested(table_id))
 
-    def action_add_bot(self) -> None:
-        info = self.session.table
-        free = [] if info is None else [c.chair for c in info.chairs if c.name is None]
-        free = [c for c in free if c not in self._bots_asked]  # b pressed again before the answer
-        if not free:
+    @work(exclusive=True, group="lobby-dialog")
+    async def action_add_bot(self) -> None:
+        """Seat a bot in the first free chair, at the level the creator picks."""
+        if not self._free_for_bot():
             self.notify("Every chair is taken.", severity="warning")
             return
+        levels = [level for _, level in BOT_LEVEL_CHOICES]
+        chooser = ChooseScreen[BotLevel](
+            "Seat a bot: at which level?", BOT_LEVEL_CHOICES, highlight=levels.index(self.bot_level)
+        )
+        level = await self.app.push_screen_wait(chooser)
+        free = self._free_for_bot()  # the table may have changed while the question was open
+        if level is None or not free:
+            return
+        self.bot_level = level
         self._bots_asked.add(free[0])
-        self.post_message(BotRequested(free[0], add=True))
+        self.post_message(BotRequested(free[0], add=True, level=level))
+
+    def _free_for_bot(self) -> list[int]:
+        info = self.session.table
+        free = [] if info is None else [c.chair for c in info.chairs if c.name is None]
+        return [c for c in free if c not in self._bots_asked]  # b pressed again before the answer
 
     def action_remove_bot(self) -> None:
         info = self.session.table
@@ -469,7 +498,7 @@ class LobbyScreen(Screen[None]):
             ("n", "create a table: name, partners, turn timer, on drop"),
             ("s", "sit at the chosen table (you pick the chair)"),
             ("w", "watch the chosen table"),
-            ("b / x", "creator: seat a bot in a free chair / remove a bot"),
+            ("b / x", "creator: seat a bot (easy, normal or hard) in a free chair / remove a bot"),
             ("g", "creator: start the game (four chairs filled)"),
             ("o", "open your table once its game runs"),
             ("l", "leave your table"),

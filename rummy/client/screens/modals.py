@@ -61,22 +61,28 @@ class ChooseScreen(ModalScreen[T | None], Generic[T]):
         *(Binding(str(i + 1), f"pick({i})", f"Option {i + 1}", show=False) for i in range(9)),
     ]
 
-    def __init__(self, title: str, options: Sequence[tuple[Content | str, T]]) -> None:
+    def __init__(self, title: str, options: Sequence[tuple[Content | str, T]], highlight: int = 0) -> None:
         super().__init__(classes="modal")
         self.title_text = title
         self.options = list(options)
+        self.highlight = highlight  # the option enter picks at first
+
+        self.choices = OptionList(
+            *(
+                Option(Content.assemble(f"{i + 1}. " if i < 9 else "   ", label), id=str(i))
+                for i, (label, _) in enumerate(self.options)
+            ),
+            id="choices",
+        )
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content(self.title_text), classes="question")
-            yield OptionList(
-                *(
-                    Option(Content.assemble(f"{i + 1}. " if i < 9 else "   ", label), id=str(i))
-                    for i, (label, _) in enumerate(self.options)
-                ),
-                id="choices",
-            )
+            yield self.choices
             yield Static(Content("enter chooses, escape cancels"), classes="dim")
+
+    def on_mount(self) -> None:
+        self.choices.highlighted = self.highlight
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

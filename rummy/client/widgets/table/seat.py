@@ -112,7 +112,7 @@ class SeatPanel(Widget):
         else:
             tags = []
             if info.bot:
-                tags.append("bot")
+                tags.append(f"{info.level} bot" if info.level else "bot")  # its level, if any
             if seats.me is not None and not mine and team_of(seat) == team_of(seats.me):
                 tags.append("partner")
             name = Content.assemble(

@@ -1,0 +1,317 @@
+"""The expert bot: information-set Monte Carlo tree search (IS-MCTS).
+
+Each iteration of a search draws one *world*: the cards this seat cannot see (the
+other hands and the stock) dealt at random among the unseen cards, except the cards
+it saw others take from the discard pile, which stay with them (``PileMemory``).
+Every world agrees with all this seat has seen (R9), and only with that. The world is
+played down the tree and then out to the end of the deal with the quick greedy
+policy (``playout``); the result goes back up the tree.
+
+The tree is that of single-observer IS-MCTS (as OpenSpiel's ``is_mcts.cc``): a node
+is an information set of the seat to act (the public moves since the search began,
+and that seat's own hand), so worlds that the seat to act cannot tell apart share
+it. A node's actions are whole parts of a turn: a draw or a take (R4.1), or a *turn
+plan*, the melds and lay-offs to lay down (R4.2) and the card to discard (R4.3).
+A new node is scored by one playout; a node seen again is expanded one action at a
+time, then chosen among by UCB1. The action tried most often at the root is played;
+a plan's later moves are played on the seat's next calls in the same turn.
+
+A playout is scored by the chance that the seat's team wins the game (R8): after
+the second deal by who won, after the first by the lead it leaves (a deal's score
+difference varies by about a hundred points between sensible teams).
+
+The budget is a number of iterations (``iterations``), optionally cut short by
+``seconds``; with no time limit the bot is deterministic for its seed and budget.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..cards import PACK, RANK, Card
+from ..game import DEALS, Game
+from ..moves import DISCARDS, Discard, DrawStock, Move, NextDeal, Pass
+from ..moves import Meld as MeldMove
+from ..scoring import score_deal, totals
+from ..views import PlayerView, world_from_view
+from .base import legal_or_raise
+from .memory import PileMemory
+from .playout import draw_choice_scores, meld_choice, play_deal_out
+
+Action = tuple[Move, ...]  # a draw or take (one move), or a turn plan (melds, lay-offs, discard)
+
+DEFAULT_ITERATIONS = 120
+UCB_C = 0.7
+TAKES_KEPT = 5  # takes tried per draw, the best by the greedy count
+# After the first deal the lead is worth a win probability of about
+# 1 / (1 + exp(-lead / LEAD_SCALE)) (the second deal's difference has sd ~105).
+LEAD_SCALE = 62.0
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How long one search may take: ``iterations`` worlds, and if ``seconds`` is set,
+    no more than that of wall time (then the result depends on the machine's speed)."""
+
+    iterations: int = DEFAULT_ITERATIONS
+    seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.iterations < 1:
+            raise ValueError("a search needs at least one iteration")
+
+
+@dataclass(slots=True)
+class _Node:
+    actions: list[Action] | None = None  # None until the node is seen a second time
+    visits: dict[Action, int] = field(default_factory=dict)
+    value: dict[Action, float] = field(default_factory=dict)
+    total: int = 0
+
+
+class WorldSampler:
+    """Deals the cards one seat cannot see, consistently with what it has seen."""
+
+    def __init__(self, view: PlayerView, memory: PileMemory) -> None:
+        seat = view.seat
+        assert seat is not None and view.hand is not None
+        self.view = view
+        seen: set[Card] = set(view.hand)
+        seen.update(view.discard_pile)
+        for meld in view.melds:
+            seen.update(meld.cards)
+        known: list[list[Card]] = [[], [], [], []]
+        for other in range(4):
+            if other == seat:
+                continue
+            cards = sorted(memory.known(other, view, seen))
+            cards = [c for c in cards if c not in seen][: view.hand_counts[other]]
+            seen.update(cards)
+            known[other] = cards
+        unseen = [c for c in PACK if c not in seen]
+        need = [0 if s == seat else view.hand_counts[s] - len(known[s]) for s in range(4)]
+        if sum(need) + view.stock_count != len(unseen):  # memory out of step: forget it
+            unseen = sorted(set(unseen).union(*known))
+            known = [[], [], [], []]
+            need = [0 if s == seat else view.hand_counts[s] for s in range(4)]
+        self.known = known
+        self.unseen = unseen  # sorted, so that a world depends only on the view and the rng
+        self.need = need
+
+    def sample(self, rng: random.Random | None) -> Game:
+        """A world drawn with ``rng`` (None: the unseen cards dealt in order, for what
+        does not depend on them)."""
+        view = self.view
+        pool = list(self.unseen)
+        if rng is not None:
+            rng.shuffle(pool)
+        hands: list[Sequence[Card]] = []
+        k = 0
+        for seat in range(4):
+            if seat == view.seat:
+                assert view.hand is not None
+                hands.append(view.hand)
+            else:
+                n = self.need[seat]
+                hands.append(self.known[seat] + pool[k : k + n])
+                k += n
+        return world_from_view(view, hands, pool[k:])
+
+
+def draw_actions(game: Game) -> list[Action]:
+    """The draw (or pass) and the best few takes of the seat to act."""
+    seat = game.current
+    hand = game.hands[seat]
+    base: Move = DrawStock() if game.stock else Pass()
+    takes = draw_choice_scores(hand, game.discard_pile, game.melds)
+    takes.sort(key=lambda pair: -pair[0])
+    actions: list[Action] = [(base,)]
+    actions.extend((take,) for _, take in takes[:TAKES_KEPT])
+    return actions
+
+
+def turn_plans(game: Game) -> list[Action]:
+    """The turn plans of the seat to act, in the meld phase: lay down what the greedy
+    policy would (or hold back a set of three, hoping for the fourth: R7.4), then
+    discard any card left; a plan that empties the hand goes out (R4.4)."""
+    hand = game.hands[game.current]
+    plans: list[Action] = []
+    full, left = _lay_down(game, frozenset())
+    variants = [(full, left)]
+    seen_now = set(game.discard_pile)
+    for meld in game.melds:
+        seen_now.update(meld.cards)
+    for move in full:
+        if isinstance(move, MeldMove) and len(move.cards) == 3 and RANK[move.cards[0]] == RANK[move.cards[1]]:
+            r = RANK[move.cards[0]]
+            fourth = [c for c in range(r - 2, 52, 13) if c not in move.cards]
+            if fourth and fourth[0] not in seen_now and fourth[0] not in hand:
+                variants.append(_lay_down(game, frozenset(move.cards)))
+    for moves, rest in variants:
+        if not rest:
+            plans.append(moves)
+            continue
+        for card in sorted(set(rest)):
+            plans.append((*moves, DISCARDS[card]))
+    return plans
+
+
+def _lay_down(game: Game, keep: frozenset[Card]) -> tuple[Action, list[Card]]:
+    """The greedy melds and lay-offs of the seat to act, leaving ``keep`` in the hand,
+    tried on a copy: (the moves, the cards left)."""
+    trial = game.clone()
+    seat = trial.current
+    moves: list[Move] = []
+    while trial.phase == "meld":
+        hand = [c for c in trial.hands[seat] if c not in keep]
+        move = meld_choice(hand, trial.melds)
+        if move is None:
+            break
+        trial.apply(move)
+        moves.append(move)
+    return tuple(moves), list(trial.hands[seat]) if trial.phase == "meld" else []
+
+
+class Search:
+    """One IS-MCTS search from a seat's view. ``run`` returns the action to play."""
+
+    def __init__(self, view: PlayerView, memory: PileMemory, rng: random.Random, budget: Budget) -> None:
+        self.view = view
+        self.sampler = WorldSampler(view, memory)
+        self.rng = rng
+        self.budget = budget
+        self.nodes: dict[tuple[object, ...], _Node] = {}
+        self.iterations = 0
+        self.root_deal = view.deal
+        self.last_deal = view.deal >= DEALS
+
+    def root_actions(self) -> list[Action]:
+        world = self.sampler.sample(None)  # any world: the seat's own choices are the same in all
+        return draw_actions(world) if world.phase == "draw" else turn_plans(world)
+
+    def run(self, actions: list[Action]) -> Action:
+        seat = self.view.seat
+        assert seat is not None and self.view.hand is not None
+        root = _Node(actions=actions)
+        self.nodes[self._key((), seat, self.view.hand, self.view.phase)] = root
+        deadline = None if self.budget.seconds is None else time.perf_counter() + self.budget.seconds
+        for _ in range(self.budget.iterations):
+            if deadline is not None and self.iterations and time.perf_counter() > deadline:
+                break
+            self._iterate()
+            self.iterations += 1
+        return max(actions, key=lambda a: (root.visits.get(a, 0), root.value.get(a, 0.0)))
+
+    @staticmethod
+    def _key(path: tuple[Action, ...], seat: int, hand: Sequence[Card], phase: str) -> tuple[object, ...]:
+        return (path, seat, phase, tuple(sorted(hand)))
+
+    def _iterate(self) -> None:
+        rng = self.rng
+        world = self.sampler.sample(rng)
+        path: tuple[Action, ...] = ()
+        visited: list[tuple[_Node, Action, int]] = []
+        deal = world.deal
+        while world.deal == deal and world.phase in ("draw", "meld"):
+            seat = world.current
+            key = self._key(path, seat, world.hands[seat], world.phase)
+            node = self.nodes.get(key)
+            if node is None:
+                self.nodes[key] = _Node()  # new: scored by this playout, expanded when seen again
+                break
+            if node.actions is None:
+                node.actions = draw_actions(world) if world.phase == "draw" else turn_plans(world)
+            action = self._select(node)
+            for move in action:
+                world.apply(move)
+            path = (*path, action)
+            visited.append((node, action, seat % 2))
+        play_deal_out(world, rng)
+        win0 = self._score(world)
+        for node, action, team in visited:
+            reward = win0 if team == 0 else 1.0 - win0
+            node.total += 1
+            node.visits[action] = node.visits.get(action, 0) + 1
+            node.value[action] = node.value.get(action, 0.0) + reward
+
+    def _select(self, node: _Node) -> Action:
+        actions = node.actions
+        assert actions is not None
+        if len(actions) == 1:
+            return actions[0]
+        untried = [a for a in actions if a not in node.visits]
+        if untried:
+            return untried[self.rng.randrange(len(untried))]
+        log_total = math.log(node.total)
+        best = actions[0]
+        best_ucb = -1.0
+        for action in actions:
+            n = node.visits[action]
+            ucb = node.value[action] / n + UCB_C * math.sqrt(log_total / n)
+            if ucb > best_ucb:
+                best, best_ucb = action, ucb
+        return best
+
+    def _score(self, world: Game) -> float:
+        """Team 0's chance of winning the game, as this playout leaves it."""
+        if len(world.results) > len(self.view.results):
+            a, b = totals(world.results)
+        else:  # the playout was cut short: count the deal as it stands
+            a, b = totals(world.results)
+            s0, s1 = score_deal(world.melds, world.hands, None)
+            a, b = a + s0.total, b + s1.total
+        lead = a - b
+        if self.last_deal:
+            return 1.0 if lead > 0 else (0.5 if lead == 0 else 0.0)
+        return 1.0 / (1.0 + math.exp(-lead / LEAD_SCALE))
+
+
+class ExpertBot:
+    """See the module docstring. ``budget`` may be changed between moves."""
+
+    name = "expert"
+
+    def __init__(self, rng: random.Random, budget: Budget | None = None) -> None:
+        self._rng = rng
+        self.budget = budget or Budget()
+        self._memory = PileMemory()
+        self._plan: list[Move] = []  # the rest of this turn's plan
+        self.last_iterations = 0  # iterations the last search ran (0: no search was needed)
+
+    def choose(self, view: PlayerView) -> Move:
+        moves = legal_or_raise(view)
+        self.last_iterations = 0
+        if view.phase == "draw":
+            self._plan = []
+            self._memory.observe(view)
+            move = self._decide(view, moves)
+            if isinstance(move, Pass):
+                self._memory.left_pile(view, None)
+            return move
+        if view.phase == "meld":
+            if self._plan and self._plan[0] in moves:
+                move = self._plan.pop(0)
+            else:
+                move = self._decide(view, moves)
+            if isinstance(move, Discard):
+                self._plan = []
+                self._memory.left_pile(view, move.card)
+            return move
+        return NextDeal() if NextDeal() in moves else moves[0]
+
+    def _decide(self, view: PlayerView, moves: list[Move]) -> Move:
+        search = Search(view, self._memory, self._rng, self.budget)
+        actions = [a for a in search.root_actions() if a[0] in moves]
+        if not actions:  # cannot happen: the plans are made of legal moves
+            return moves[0]
+        action = actions[0] if len(actions) == 1 else search.run(actions)
+        self.last_iterations = search.iterations
+        self._plan = list(action[1:])
+        return action[0]
+
+
+__all__ = ["DEFAULT_ITERATIONS", "Budget", "ExpertBot", "Search", "WorldSampler"]

@@ -1,0 +1,224 @@
+"""The expert bot (IS-MCTS): legal moves only, its own view only (R9), its budget
+counted in iterations, the same play for the same seed and budget; and the worlds
+it searches agree with what its seat has seen."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+from rummy.engine import (
+    PACK,
+    Discard,
+    DrawStock,
+    Game,
+    LayOff,
+    MeldMove,
+    PlayerView,
+    TakeDiscard,
+    parse_cards,
+    view_for,
+    world_from_view,
+)
+from rummy.engine.bots import Budget, ExpertBot, make_bot
+from rummy.engine.bots.expert import Search, WorldSampler, turn_plans
+from rummy.engine.bots.memory import PileMemory
+from rummy.engine.positions import position
+from rummy.sim import play_game
+
+from .test_bots import SpyBot, _hide_differently
+
+QUICK = Budget(iterations=6)
+
+
+def _midgame(seed: int, moves: int, phase: str | None = None) -> Game:
+    """A game some moves in, played by heuristic bots (so with melds and takes); with
+    ``phase``, played on to the next turn in that phase."""
+    game = Game(seed, seating="chosen")
+    bots = [make_bot("heuristic", random.Random(seed * 4 + s)) for s in range(4)]
+    played = 0
+    while game.phase in ("draw", "meld") and (played < moves or (phase and game.phase != phase)):
+        game.apply(bots[game.current].choose(view_for(game, game.current)))
+        played += 1
+    return game
+
+
+def test_expert_plays_only_legal_moves_and_finishes_games_R4() -> None:
+    """Whole games of two deals (R3.1) at a small budget: every move the expert picks
+    is one of its view's legal moves (R4), and the games end."""
+    for seed, seating in ((1, "chosen"), (2, "draw")):
+        game = Game(seed, seating=seating)
+        bots = [SpyBot(ExpertBot(random.Random(seed * 4 + s), QUICK)) for s in range(4)]
+        while not game.is_over:
+            seat = game.current
+            game.apply(bots[seat].choose(view_for(game, seat)), seat=seat)
+            assert len(game.moves) < 3000, "the game does not end"
+        assert len(game.results) == 2 and all(b.calls > 0 for b in bots)
+
+
+def test_expert_decides_from_its_view_and_memory_only_R9_2() -> None:
+    """R9.2: at every turn of whole games, a copy of the expert (same memory, same rng
+    state) given the same view of a game whose hidden cards (other hands, stock order)
+    were dealt anew makes the same move and leaves its rng in the same state."""
+    deal_rng = random.Random(9)
+    checked = differs = 0
+    for seed in (11, 12):
+        game = Game(seed, seating="chosen")
+        rngs = [random.Random(s) for s in range(4)]
+        bots = [ExpertBot(rngs[s], QUICK) if s % 2 == 0 else make_bot("heuristic", rngs[s]) for s in range(4)]
+        while not game.is_over:
+            seat = game.current
+            view = view_for(game, seat)
+            bot = bots[seat]
+            if isinstance(bot, ExpertBot) and game.phase in ("draw", "meld"):
+                twin_game = _hide_differently(game, seat, deal_rng)
+                twin_view = view_for(twin_game, seat)
+                assert twin_view == view
+                differs += twin_game.stock != game.stock
+                # Its own copy of the memory and of the rng (deep-copied together, the
+                # copy of the bot draws from the copy of the rng).
+                twin, twin_rng = copy.deepcopy((bot, rngs[seat]))
+                move = bot.choose(view)
+                assert twin.choose(twin_view) == move
+                assert twin_rng.getstate() == rngs[seat].getstate()
+                checked += 1
+            else:
+                move = bot.choose(view)
+            game.apply(move)
+    assert checked > 60
+    assert differs > checked // 2  # the hidden cards really were dealt anew
+
+
+def test_expert_budget_is_counted_in_iterations() -> None:
+    """A search runs exactly its budget of iterations (not a time); the bot reports
+    the iterations of its last decision (0 when only one choice was worth a search)."""
+    game = _midgame(3, 25, "meld")
+    seat = game.current
+    view = view_for(game, seat)
+    for iterations in (1, 7, 30):
+        search = Search(view, PileMemory(), random.Random(0), Budget(iterations))
+        actions = search.root_actions()
+        assert len(actions) > 1
+        search.run(actions)
+        assert search.iterations == iterations
+    bot = ExpertBot(random.Random(0), Budget(13))
+    bot.choose(view)
+    assert bot.last_iterations == 13
+    bot.budget = Budget(5)  # the caller may change it between moves
+    bot.choose(view_for(game, seat))
+    assert bot.last_iterations == 5
+    # A time limit cuts a search short, after at least one iteration.
+    search = Search(view, PileMemory(), random.Random(0), Budget(10_000, seconds=0.0))
+    search.run(search.root_actions())
+    assert search.iterations == 1
+    with pytest.raises(ValueError):
+        Budget(0)
+
+
+def test_expert_is_deterministic_for_a_seed_and_budget() -> None:
+    """The same seeds and budget play the very same game; another bot seed, another game."""
+    first = play_game(77, ("expert", "heuristic", "expert", "heuristic"), 5, QUICK)
+    again = play_game(77, ("expert", "heuristic", "expert", "heuristic"), 5, QUICK)
+    other = play_game(77, ("expert", "heuristic", "expert", "heuristic"), 6, QUICK)
+    assert first.moves == again.moves and first.totals == again.totals
+    assert first.moves != other.moves
+
+
+def test_expert_goes_out_when_it_can_R4_4() -> None:
+    """R4.4: with a hand that melds and lays off entirely, the expert goes out."""
+    game = position(["7h 8h 9h Kc", "", "", ""], melds=[("Kd Ks Kh", 1)], phase="meld")
+    bot = ExpertBot(random.Random(0), Budget(20))
+    while game.phase == "meld":
+        move = bot.choose(view_for(game, 0))
+        assert not isinstance(move, Discard)
+        game.apply(move)
+    assert game.results[-1].went_out == 0
+
+
+def test_expert_takes_a_discard_to_go_out_R4_1_R4_4() -> None:
+    """R4.1, R4.4: the Q♠ on the discard pile makes a set with the two Queens of the
+    hand, which empties it: the expert takes it and goes out at once."""
+    mine = parse_cards("Qh Qd")
+    pile = parse_cards("4c Qs")
+    rest = [c for c in PACK if c not in mine and c not in pile]
+    random.Random(3).shuffle(rest)
+    game = position([mine, rest[:7], rest[7:14], rest[14:21]], discard=pile)
+    move = ExpertBot(random.Random(0), Budget(30)).choose(view_for(game, 0))
+    assert move == TakeDiscard(1, tuple(sorted(parse_cards("Qh Qd Qs"))))
+    game.apply(move)
+    assert game.results[-1].went_out == 0
+
+
+def test_turn_plans_are_legal_sequences_R4_2_R4_3() -> None:
+    """Every turn plan is a run of legal moves: melds and lay-offs (R4.2), then one
+    discard (R4.3), or no discard when it empties the hand (R4.4); holding back three
+    of a kind for the fourth (R7.4) is one of the plans."""
+    game = position(
+        ["Kc Kd Kh 5h 6h 7h 2s 9d", "", "", ""], melds=[("8c 9c 10c", 1)], phase="meld", stock="Ks 3d"
+    )
+    plans = turn_plans(game)
+    assert plans
+    held_kings = False
+    for plan in plans:
+        trial = game.clone()
+        for move in plan[:-1]:
+            assert move in trial.legal_moves()
+            assert isinstance(move, MeldMove | LayOff)
+            trial.apply(move)
+        assert isinstance(plan[-1], Discard) and plan[-1] in trial.legal_moves()
+        held_kings |= not any(isinstance(m, MeldMove) and parse_cards("Kc")[0] in m.cards for m in plan)
+    assert held_kings
+
+
+def test_worlds_agree_with_the_view_R9() -> None:
+    """Each world a search plays shows its seat exactly the view it was drawn from
+    (R9.1, R9.2); the cards the seat saw an opponent take stay in that hand."""
+    game = _midgame(5, 40)
+    seat = game.current
+    view = view_for(game, seat)
+    memory = PileMemory()
+    opponent = (seat + 1) % 4
+    held = game.hands[opponent][0]
+    memory.held[opponent] = {held}
+    sampler = WorldSampler(view, memory)
+    rng = random.Random(1)
+    stocks = set()
+    for _ in range(20):
+        world = sampler.sample(rng)
+        assert view_for(world, seat) == view
+        assert held in world.hands[opponent]
+        stocks.add(tuple(world.stock))
+    assert len(stocks) > 1
+
+
+def test_world_from_view_refuses_cards_that_do_not_fit() -> None:
+    game = _midgame(6, 12)
+    seat = game.current
+    view = view_for(game, seat)
+    hands = [list(h) for h in game.hands]
+    world = world_from_view(view, hands, game.stock)
+    assert view_for(world, seat) == view and world.legal_moves() == game.legal_moves()
+    with pytest.raises(ValueError):
+        world_from_view(view, hands, game.stock[1:])  # the stock count differs
+    swapped = [list(h) for h in hands]
+    other = (seat + 1) % 4
+    swapped[seat][0], swapped[other][0] = swapped[other][0], swapped[seat][0]
+    with pytest.raises(ValueError):
+        world_from_view(view, swapped, game.stock)  # not the seat's own hand
+    twice = [list(h) for h in hands]
+    twice[other][0] = twice[(seat + 2) % 4][0]
+    with pytest.raises(ValueError):
+        world_from_view(view, twice, game.stock)  # a card in two places
+    spectator: PlayerView = view_for(game, None)
+    with pytest.raises(ValueError):
+        world_from_view(spectator, hands, game.stock)
+
+
+def test_expert_first_search_move_is_drawn_from_legal_moves_R6_1() -> None:
+    """R6.1: with the stock empty the expert passes or takes, never draws."""
+    game = position(["3c 9d Kh", "", "", ""], discard="5s", rest_to="discard")
+    assert not game.stock
+    move = ExpertBot(random.Random(0), QUICK).choose(view_for(game, 0))
+    assert move in game.legal_moves() and not isinstance(move, DrawStock)
