@@ -603,14 +603,32 @@ async def test_game_end_shows_the_winner_and_offers_another_game() -> None:
         assert any(isinstance(m, PlayAgainRequested) for m in posted)
 
 
-def test_a_spectators_view_draws_without_a_connection() -> None:
-    """The board needs only a scene: the view of a stored game (a replay) draws as well."""
-    from rummy.client.model import Seats
+async def test_the_board_draws_a_stored_game_without_a_connection() -> None:
+    """A replay's way: a plain app with a TableBoard, shown the views of a stored game
+    move by move (here, as a spectator sees them), with no server and no table screen."""
+    from textual.app import App, ComposeResult
+
+    from rummy.client.model import Recent, Seats
     from rummy.client.scene import Scene
+    from rummy.client.widgets.table.board import TableBoard
 
-    scene = Scene(view_for(Game(3), None), Seats())
-    assert scene.seat_at("south") == 0 and scene.seat_at("west") == 1 and scene.seat_at("north") == 2
+    class Replay(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TableBoard(id="board")
 
+    game = Game(3, seating="chosen")
+    app = Replay()
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = app.query_one(TableBoard)
+        recent = Recent()
+        for _ in range(6):
+            recent = recent.after(game.apply(game.legal_moves()[0]))
+            board.show(Scene(view_for(game, None), Seats(), recent=recent))
+            await pilot.pause()
+        assert board.scene is not None and board.scene.seat_at("south") == 0
+        text = screen_text(app)
+        assert "Deal 1 of 2" in text and "West" in text and "North" in text and "East" in text
+        assert "(no cards in hand)" in text  # a spectator's view has no hand
 
 async def test_a_new_deal_deals_a_new_hand_sorted_afresh() -> None:
     """A card of the last deal's hand may come again in the next: the new hand is still
