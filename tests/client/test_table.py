@@ -630,6 +630,7 @@ async def test_the_board_draws_a_stored_game_without_a_connection() -> None:
         assert "Deal 1 of 2" in text and "West" in text and "North" in text and "East" in text
         assert "(no cards in hand)" in text  # a spectator's view has no hand
 
+
 async def test_a_new_deal_deals_a_new_hand_sorted_afresh() -> None:
     """A card of the last deal's hand may come again in the next: the new hand is still
     a new hand (sorted, numbered from the left), not the old one with cards added."""
