@@ -26,9 +26,8 @@ from rummy.engine import (
 )
 
 from . import text
-from .describe import meld_name
+from .describe import meld_name, turn_part
 from .model import Seats
-from .widgets.table.players import turn_part
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +153,7 @@ def prompt(view: PlayerView | None, seats: Seats, chosen: Sequence[Card], ascii:
     cards = list(chosen)
     advice = "m melds the selected cards, l lays one off, d discards (ends the turn)."
     if len(cards) >= 3 and legal(view, MeldMove(tuple(cards))):
-        return Content.assemble("Meld ready: ", text.cards(cards, ascii), " — press m. Or l, d.")
+        return Content.assemble("Meld ready: ", text.cards(cards, ascii), ". Press m (or l, d).")
     if len(cards) == 1:
         fits = lay_off_options(view, cards[0])
         if fits:

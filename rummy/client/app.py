@@ -1,22 +1,21 @@
 """The client app: the lobby and table screens, fed by one connection to a server.
 
 The app is the one place that knows the protocol's messages: it turns what the
-server says into calls on the screens (``show_tables``, ``update``...), and what
-the screens ask for (app-wide messages from ``messages.py``) into requests. For
-the game against bots (no address given) it first starts a server inside this
-process, on a free loopback port, through ``rummy.server.start_server``.
+server says into changes of the ``Session`` (where this client stands) and calls
+on the screens (``show_tables``, ``update``...), and what the screens ask for
+(app-wide messages from ``messages.py``) into requests. An answer is matched to
+its request by the request's type. For the game against bots (no address given)
+it first starts a server inside this process, on a free loopback port, through
+``rummy.server.start_server``, and shows no lobby at all.
 """
 
 from __future__ import annotations
 
 import contextlib
-import sys
 import time
-import traceback
 from typing import Any, ClassVar
 
-from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -28,6 +27,7 @@ from rummy.protocol import (
     BotLevel,
     Chat,
     ChatLine,
+    ClientMessage,
     Clock,
     CreateTable,
     Error,
@@ -57,10 +57,12 @@ from rummy.protocol import (
 from rummy.protocol import errors as codes
 
 from . import text
+from .ascii_mode import use_ascii
 from .connection import Connection, ConnectionChanged, ServerSaid
 from .messages import (
     BotRequested,
     CreateTableRequested,
+    HandOrdered,
     LeaveTable,
     OpenTable,
     PlayAgainRequested,
@@ -72,13 +74,15 @@ from .messages import (
     WatchRequested,
 )
 from .model import SeatInfo, Seats, TurnTimer
-from .screens.lobby import LobbyScreen
-from .screens.modals import MIN_HEIGHT, MIN_WIDTH, NoticeScreen, TooSmallScreen
+from .screens.modals import MIN_HEIGHT, MIN_WIDTH, ConfirmScreen, NoticeScreen, TooSmallScreen
 from .screens.table import TableScreen
-from .state import LOCAL, SeatLock, SeatToken, StateStore, seat_key
+from .session import Session
+from .state import LOCAL, HandMemory, SeatLock, SeatToken, StateStore, seat_key
 from .widgets.status import ConnectionBanner
+from .widgets.table.faces import Look
 
 LOCAL_KEY = LOCAL
+HOW_TO_PLAY_OFFERED = "how_to_play_offered"
 
 
 def seats_of(info: TableInfo | None, me: int | None) -> Seats:
@@ -96,7 +100,8 @@ def seats_of(info: TableInfo | None, me: int | None) -> Seats:
 
 
 class RummyApp(App[None]):
-    """``address`` (host, port) of a server, or ``local`` for the game against bots."""
+    """``address`` (host, port) of a server, or ``local`` for the game against bots.
+    ``bell``: ring the terminal's bell when it becomes the player's turn."""
 
     CSS_PATH = "styles/app.tcss"
     TITLE = "Persian Rummy"
@@ -111,6 +116,8 @@ class RummyApp(App[None]):
         address: tuple[str, int] | None = None,
         local: bool = False,
         ascii: bool = False,
+        four_colour: bool = False,
+        bell: bool = True,
         store: StateStore | None = None,
         connect: bool = True,
         server_options: dict[str, Any] | None = None,
@@ -121,10 +128,13 @@ class RummyApp(App[None]):
         self.asked_name = player_name
         self.address = address
         self.local = local
-        self.ascii = ascii
+        self.look = Look(ascii, four_colour)
+        self.bell_on_turn = bell
         self.store = store if store is not None else StateStore()
         self.connect = connect
         self.server_options = server_options or {}
+        # The palette's search field has an icon no ASCII terminal can show.
+        self.use_command_palette = not ascii
         self.bot_levels = bot_levels  # the local game's three bots, chairs 1 to 3
         # The seat token is this player's at this server: only one running client may
         # use (and remember) it; a second one plays with a token kept in memory.
@@ -133,19 +143,25 @@ class RummyApp(App[None]):
         self.token_in_memory: str | None = None
         self.server: Any = None  # the in-process server of the local game
         self.connection: Connection | None = None
-        self.lobby = LobbyScreen(player_name, "" if address is None else f"{address[0]}:{address[1]}")
+        self.session = Session()
+        self.leaving = False  # exit() was called: the screens may be going
+        self.lobby: Any = None  # the LobbyScreen (none in the game against bots)
+        if not local:
+            from .screens.lobby import LobbyScreen  # the local game needs no lobby (nor its import)
+
+            self.lobby = LobbyScreen(
+                self.session, player_name, "" if address is None else f"{address[0]}:{address[1]}"
+            )
         self.table_screen: TableScreen | None = None
-        self.tables: dict[int, TableInfo] = {}
-        self.my_table: TableInfo | None = None
-        self.my_table_id: int | None = None
-        self.my_chair: int | None = None
-        self.my_seat: int | None = None
-        self.watching = False
-        self.moves_seen = 0
         self.move_request: int | None = None
+        self._offer_pending = False  # how to play is to be offered once the table shows
         self.chat: list[Content] = []
         if not connect:  # driven by hand (tests): nothing to wait for
             self.set_reactive(RummyApp.connection_status, "")
+
+    @property
+    def ascii(self) -> bool:
+        return self.look.ascii
 
     @property
     def has_lobby(self) -> bool:
@@ -178,11 +194,17 @@ class RummyApp(App[None]):
     # --- start and stop --------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self.push_screen(self.lobby)
+        if self.ascii:
+            self._plain_scrollbars_off = use_ascii(self)
+        if self.lobby is not None:
+            self.push_screen(self.lobby)
+        else:  # the game against bots has no lobby: its table is there from the start
+            self._show_table()
         self.owns_seat_token = self.seat_lock.acquire()
         if not self.owns_seat_token:
-            self.lobby.set_notice(self._lock_taken_text())
-            if self.local:  # the table comes up at once: say it there too
+            if self.lobby is not None:
+                self.lobby.set_notice(self._lock_taken_text())
+            else:  # the table comes up at once: say it there
                 self.notify(self._lock_taken_text(), title="Not saved", severity="warning", timeout=15)
         if self.connect:
             if self.local:
@@ -202,7 +224,10 @@ class RummyApp(App[None]):
         reason: Exception | None = None
         for path in (db_path, None) if db_path is not None else (None,):
             try:
-                self.server = await start_server("127.0.0.1", 0, path, **self.server_options)
+                # The saved game survives the client being killed; a power cut may cost
+                # its last move (no fsync per move: the table comes up faster).
+                options = {"sync": "normal", **self.server_options}
+                self.server = await start_server("127.0.0.1", 0, path, **options)
                 break
             except Exception as e:  # a damaged saved game must not stop a new one
                 reason = e
@@ -226,12 +251,19 @@ class RummyApp(App[None]):
         self.connection = Connection(host, port, self.player_name, self.post_message, self.remembered_token)
         self.run_worker(self.connection.run(), name="connection", group="net", exit_on_error=False)
 
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        self.leaving = True
+        super().exit(*args, **kwargs)
+
     async def on_unmount(self) -> None:
+        self.leaving = True
         if self.connection is not None:
             await self.connection.close()
         if self.server is not None:
             await self.server.close()
         self.seat_lock.release()
+        if self.ascii:
+            self._plain_scrollbars_off()
 
     # --- the connection ----------------------------------------------------------------
 
@@ -240,15 +272,17 @@ class RummyApp(App[None]):
         self.connection_status = event.status
         if event.status:
             self.move_request = None
+        if self.table_screen is not None:
+            self.table_screen.set_offline(bool(event.status))
 
     def watch_connection_status(self, status: str) -> None:
         for screen in self.screen_stack:
             for banner in screen.query(ConnectionBanner):
                 banner.show_status(status)
 
-    def send(self, kind: str, factory: Any, **fields: Any) -> int | None:
+    def send(self, kind: type[ClientMessage], **fields: Any) -> int | None:
         """Send a request; says so and returns None while there is no connection."""
-        request_id = None if self.connection is None else self.connection.request(kind, factory, **fields)
+        request_id = None if self.connection is None else self.connection.request(kind, **fields)
         if request_id is None:
             self.notify(
                 "Not connected to the server: wait for the connection to come back.", severity="warning"
@@ -257,22 +291,23 @@ class RummyApp(App[None]):
 
     @on(ServerSaid)
     def _server_said(self, event: ServerSaid) -> None:
-        if self._closing or self._exit:
+        if self.leaving:
             return  # the app is on its way out; the screens may be gone
-        message, kind = event.message, event.kind
+        message, request = event.message, event.request
+        session = self.session
         match message:
             case Welcome():
                 self._welcome(message)
             case Lobby(tables):
-                self.tables = {t.table_id: t for t in tables}
-                self.lobby.show_tables(self.tables)
+                session.tables = {t.table_id: t for t in tables}
+                self._show_lobby()
             case LobbyTable(table):
-                self.tables[table.table_id] = table
-                self.lobby.show_tables(self.tables)
+                session.tables[table.table_id] = table
+                self._show_lobby()
             case LobbyGone(table_id):
-                self.tables.pop(table_id, None)
-                self.lobby.show_tables(self.tables)
-                if table_id == self.my_table_id:
+                session.tables.pop(table_id, None)
+                self._show_lobby()
+                if table_id == session.table_id:
                     self._left_table()
             case Table(table):
                 self._table(table)
@@ -283,72 +318,138 @@ class RummyApp(App[None]):
             case ChatLine():
                 self._chat(message)
             case Seated():
-                self._seated(message, kind)
+                self._seated(message, request)
             case Watching(table_id=table_id):
-                self.my_table_id, self.my_chair, self.watching = table_id, None, True
+                session.watch(table_id)
             case Ok():
-                self._ok(kind, message.id)
+                self._ok(request, message.id)
             case Error():
-                self._error(message, kind)
+                self._error(message, request)
+
+    def _show_lobby(self) -> None:
+        if self.lobby is not None:
+            self.lobby.show_tables()
 
     def _welcome(self, welcome: Welcome) -> None:
         self.player_name = welcome.name
-        self.lobby.set_identity(welcome.name, self.lobby.address)
-        if welcome.table_id is not None:  # the remembered token took our chair back
-            self.my_table_id, self.my_chair, self.watching = welcome.table_id, welcome.chair, False
+        if self.lobby is not None:
+            self.lobby.set_identity(welcome.name, self.lobby.address)
+        if welcome.table_id is not None and welcome.chair is not None:  # our chair is ours again
+            self.session.sit(welcome.table_id, welcome.chair)
             return
         if welcome.token_refused:
             self.forget_token()  # that table is gone
-        if self.my_table_id is not None:
+        if self.session.table_id is not None:
             self.notify("Your table is gone: the server no longer has it.", severity="warning")
             self._left_table()
         if self.local:  # the game against bots: one table, three bots, start
-            self.send("create", CreateTable, name="Game against bots", options=TableOptions(), chair=0)
+            self.send(CreateTable, name="Game against bots", options=TableOptions(), chair=0)
 
-    def _seated(self, seated: Seated, kind: str | None) -> None:
+    def _seated(self, seated: Seated, request: type[ClientMessage] | None) -> None:
         self.remember_token(seated)
-        self.my_table_id, self.my_chair, self.watching = seated.table_id, seated.chair, False
+        self.session.sit(seated.table_id, seated.chair)
         self.chat.clear()
-        self.lobby.clear_chat()
-        if kind == "create" and self.local:
+        if self.lobby is not None:
+            self.lobby.clear_chat()
+        if request is CreateTable and self.local:
             for chair, level in zip((1, 2, 3), self.bot_levels, strict=True):
-                self.send("bot", AddBot, chair=chair, level=level)
-            self.send("start", Start)
+                self.send(AddBot, chair=chair, level=level)
+            self.send(Start)
 
     def _table(self, info: TableInfo) -> None:
-        if info.table_id != self.my_table_id:
-            self.my_table_id = info.table_id
-        self.my_table = info
-        self.tables[info.table_id] = info
-        self.lobby.show_mine(info, self.my_chair, self.watching)
+        self.session.arrive(info)
+        if self.lobby is not None:
+            self.lobby.show_mine()
         if self.table_screen is not None:
-            self.table_screen.set_seats(seats_of(info, self.my_seat))
+            self.table_screen.table_name = self._table_name(info)
+            self.table_screen.set_seats(seats_of(info, self.session.seat))
+
+    def _table_name(self, info: TableInfo) -> str:
+        name = text.clean(info.name, 40)
+        return text.to_ascii(name) if self.ascii else name
 
     def _game(self, update: GameUpdate) -> None:
         try:
             view = view_from_wire(update.view)
             events = [event_from_wire(e) for e in update.events]
+            history = (
+                None
+                if update.history is None
+                else [([event_from_wire(e) for e in step.events], step.auto) for step in update.history]
+            )
         except (ValueError, TypeError):
             self.notify("The server sent a game this client cannot show.", severity="error")
             return
-        self.moves_seen = update.moves
-        self.my_seat = update.seat
-        fresh = self.table_screen is None
+        session = self.session
+        session.moves_seen = update.moves
+        session.seat = update.seat
         screen = self._show_table()
-        if fresh and not events and update.moves:  # joined (or came back) mid-game
-            back = "You are back at your seat." if update.seat is not None else "You are watching this game."
-            screen.note(back)
-        screen.update(view, seats_of(self.my_table, update.seat), events)
+        if screen.view is None:  # the first view: the hand as the player kept it before
+            screen.board.remembered = self._hand_memory(view.deal)
+        seats = seats_of(session.table, update.seat)
+        if history is not None:  # joined or came back: the deal so far, told again
+            screen.set_seats(seats)
+            back = "You are back at your seat" if update.seat is not None else "You are watching this game"
+            screen.tell_history(history, f"{back}: the deal so far is above.")
+        screen.update(view, seats, events, update.auto)
+        if self._offer_pending:  # once the first game is on the table
+            self._offer_pending = False
+            self.call_after_refresh(self._offer_how_to_play)
 
     def _show_table(self) -> TableScreen:
         if self.table_screen is None:
-            name = self.my_table.name if self.my_table is not None else ""
-            self.table_screen = TableScreen(self.ascii, table_name=name)
+            info = self.session.table
+            name = self._table_name(info) if info is not None else ""
+            self.table_screen = TableScreen(self.look, table_name=name, bell=self.bell_on_turn)
             for line in self.chat:
                 self.table_screen.add_chat_line(line)
+            self.table_screen.set_offline(bool(self.connection_status))
+            if self.local and not self.store.seen(HOW_TO_PLAY_OFFERED):
+                self._offer_pending = True
         if self.table_screen not in self.screen_stack:
             self.push_screen(self.table_screen)
         return self.table_screen
+
+    # --- the hand's order, across a resume -------------------------------------------------
+
+    def _hand_place(self, deal: int) -> tuple[int, int, int] | None:
+        info = self.session.table
+        if info is None or self.session.watching:
+            return None
+        return (info.table_id, info.games, deal)
+
+    def _hand_memory(self, deal: int) -> tuple[int, ...]:
+        place = self._hand_place(deal)
+        memory = self.store.hand(self.store_key) if self.owns_seat_token else None
+        if place is None or memory is None or memory.place != place:
+            return ()
+        return memory.order
+
+    @on(HandOrdered)
+    def _hand_ordered(self, message: HandOrdered) -> None:
+        screen = self.table_screen
+        view = None if screen is None else screen.view
+        place = None if view is None else self._hand_place(view.deal)
+        if place is not None and self.owns_seat_token:
+            self.store.remember_hand(self.store_key, HandMemory(place, message.order))
+
+    @work(exclusive=True, group="how-to-play")
+    async def _offer_how_to_play(self) -> None:
+        """The first game against bots offers the short how-to-play, once."""
+        self.store.mark_seen(HOW_TO_PLAY_OFFERED)
+        read = await self.push_screen_wait(
+            ConfirmScreen(
+                "New to Persian Rummy? Read how to play first (two minutes; later it is under ?).",
+                "Read it",
+                "Play now",
+            )
+        )
+        if read:
+            from .screens.help import HelpScreen
+
+            self.push_screen(HelpScreen("Keys at the table", [], self.ascii, page="how"))
+
+    # --- clocks and chat -------------------------------------------------------------------
 
     def _clock(self, clock: Clock) -> None:
         timer = None
@@ -358,37 +459,43 @@ class RummyApp(App[None]):
             self.table_screen.set_clock(timer)
 
     def _chat(self, line: ChatLine) -> None:
-        if line.by == "server" or not line.name:
+        name, said = text.clean(line.name, 24), text.clean(line.text, 400)
+        if self.ascii:
+            name, said = text.to_ascii(name), text.to_ascii(said)
+        if line.by == "server" or not name:
             who = Content.styled("table", "italic")
         else:
-            who = text.plain(line.name, "bold", limit=24)
+            who = text.plain(name, "bold", limit=24)
             if line.by == "spectator":
                 who = Content.assemble(who, Content.styled(" (watching)", "dim"))
-        content = Content.assemble(who, ": ", text.plain(line.text, limit=400))
+        content = Content.assemble(who, ": ", text.plain(said, limit=400))
         self.chat.append(content)
         del self.chat[:-100]
-        self.lobby.add_chat(content)
+        if self.lobby is not None:
+            self.lobby.add_chat(content)
         if self.table_screen is not None:
             self.table_screen.add_chat_line(content)
 
-    def _ok(self, kind: str | None, request_id: int) -> None:
-        if kind == "move" and request_id == self.move_request:
+    # --- answers -------------------------------------------------------------------------------
+
+    def _ok(self, request: type[ClientMessage] | None, request_id: int) -> None:
+        if request is MoveRequest and request_id == self.move_request:
             self.move_request = None
-        elif kind == "leave":
+        elif request is Leave:
             self._left_table()
-        elif kind == "again":
+        elif request is PlayAgain:
             view = None if self.table_screen is None else self.table_screen.view
             if view is not None and view.phase == "game_over":  # not started at once
                 self.notify("Asked for another game: it starts when all four want one.")
 
-    def _error(self, error: Error, kind: str | None) -> None:
-        if kind == "move":
+    def _error(self, error: Error, request: type[ClientMessage] | None) -> None:
+        if request is MoveRequest:
             if error.id == self.move_request:
                 self.move_request = None
             if self.table_screen is not None:
                 self.table_screen.refused(error.text)
             return
-        if error.code == codes.NOT_AT_TABLE and kind == "leave":
+        if error.code == codes.NOT_AT_TABLE and request is Leave:
             self._left_table()
             return
         if error.code == codes.REPLACED:
@@ -425,12 +532,11 @@ class RummyApp(App[None]):
 
     def _clear_table(self) -> None:
         """Back in the lobby: no table, no chair, no table screen."""
-        self.my_table = None
-        self.my_table_id = self.my_chair = self.my_seat = None
-        self.watching = False
+        self.session.leave()
         self.chat.clear()
-        self.lobby.clear_chat()
-        self.lobby.show_mine(None, None, False)
+        if self.lobby is not None:
+            self.lobby.clear_chat()
+            self.lobby.show_mine()
         screen, self.table_screen = self.table_screen, None
         if screen is not None and screen in self.screen_stack:
             while self.screen is not screen:
@@ -444,27 +550,27 @@ class RummyApp(App[None]):
         if self.move_request is not None:
             return  # one move at a time: a second key press waits for the first answer
         self.move_request = self.send(
-            "move", MoveRequest, move=move_to_wire(message.move), after=self.moves_seen
+            MoveRequest, move=move_to_wire(message.move), after=self.session.moves_seen
         )
 
     @on(SendChat)
     def _send_chat(self, message: SendChat) -> None:
-        self.send("chat", Chat, text=message.text)
+        self.send(Chat, text=message.text)
 
     @on(ReadyForNextDeal)
     def _ask_ready(self) -> None:
-        self.send("ready", Ready)
+        self.send(Ready)
 
     @on(PlayAgainRequested)
     def _again(self) -> None:
-        self.send("again", PlayAgain)
+        self.send(PlayAgain)
 
     @on(LeaveTable)
     def _leave(self) -> None:
-        if self.my_table_id is None:
+        if self.session.table_id is None:
             self._left_table()
         else:
-            self.send("leave", Leave)
+            self.send(Leave)
 
     @on(CreateTableRequested)
     def _create(self, request: CreateTableRequested) -> None:
@@ -473,34 +579,34 @@ class RummyApp(App[None]):
             turn_seconds=request.turn_seconds,
             on_drop="bot" if request.on_drop == "bot" else "wait",
         )
-        self.send("create", CreateTable, name=request.name, options=options, chair=request.chair)
+        self.send(CreateTable, name=request.name, options=options, chair=request.chair)
 
     @on(SitRequested)
     def _sit(self, request: SitRequested) -> None:
-        self.send("sit", Sit, table_id=request.table_id, chair=request.chair)
+        self.send(Sit, table_id=request.table_id, chair=request.chair)
 
     @on(WatchRequested)
     def _watch(self, request: WatchRequested) -> None:
-        self.my_table_id, self.watching = request.table_id, True
-        self.send("watch", Watch, table_id=request.table_id)
+        self.session.watch(request.table_id)
+        self.send(Watch, table_id=request.table_id)
 
     @on(BotRequested)
     def _bot(self, request: BotRequested) -> None:
         if request.add:
-            self.send("bot", AddBot, chair=request.chair, level=request.level)
+            self.send(AddBot, chair=request.chair, level=request.level)
         else:
-            self.send("bot", RemoveBot, chair=request.chair)
+            self.send(RemoveBot, chair=request.chair)
 
     @on(StartRequested)
     def _start(self) -> None:
-        self.send("start", Start)
+        self.send(Start)
 
     @on(OpenTable)
     def _open(self) -> None:
         if self.table_screen is not None:
             self._show_table()
 
-    # --- the terminal's size, quitting, the command palette ---------------------------------
+    # --- the terminal's size, quitting ---------------------------------------------------------
 
     def on_resize(self, event: Resize) -> None:
         self._check_size(event.size.width, event.size.height)
@@ -514,26 +620,6 @@ class RummyApp(App[None]):
             self.push_screen(TooSmallScreen())
         elif isinstance(top, TooSmallScreen):
             self.pop_screen()
-
-    def _fatal_error(self) -> None:
-        """A bug: the player gets a sentence, the traceback goes to a file.
-
-        Overrides Textual's handler (which prints the traceback on the terminal);
-        Textual still exits, and tests still see the exception (``run_test``)."""
-        error = sys.exc_info()[1] or self._exception
-        where = self.store.directory / "client-error.log"
-        try:
-            self.store.directory.mkdir(parents=True, exist_ok=True)
-            with where.open("a", encoding="utf-8") as log:
-                log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')}\n{traceback.format_exc()}\n")
-            saved = f" The details are in {where}."
-        except OSError:
-            saved = ""
-        self.bell()
-        self._exit_renderables.append(
-            Text(f"rummy-client stopped on an unexpected error ({type(error).__name__}).{saved}")
-        )
-        self._close_messages_no_wait()
 
     async def action_quit(self) -> None:
         """Quitting during a game asks first (the table screen knows whether one runs)."""

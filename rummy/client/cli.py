@@ -1,15 +1,24 @@
-"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--bots LEVEL]``.
+"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--bots LEVEL]``.
 
 With an address it joins that server's lobby; without one it starts a server in
 this process and opens a game against three bots at once (``--bots`` sets their
 level: easy, normal or hard).
+
+A bug must not leave a traceback over the player's terminal: what Textual would
+print on the way out goes to ``client-error.log`` in the state directory, and the
+player reads one sentence saying where.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
+import io
 import sys
+import time
+from pathlib import Path
+from typing import Any
 
 from rummy.protocol import BOT_LEVELS, DEFAULT_PORT, NAME_LIMIT, BotLevel, sanitize
 
@@ -68,8 +77,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--name", help="your name at the table (remembered for next time)")
     parser.add_argument(
-        "--ascii", action="store_true", help="draw suits as letters (c d h s) instead of symbols"
+        "--ascii",
+        action="store_true",
+        help="plain ASCII only: suits as letters (c d h s), borders of + - |",
     )
+    parser.add_argument(
+        "--four-colour",
+        action="store_true",
+        help="a four-colour pack: clubs green, diamonds blue, hearts red, spades black",
+    )
+    parser.add_argument("--no-bell", action="store_true", help="no terminal bell when it becomes your turn")
     parser.add_argument(
         "--bots",
         type=bot_levels,
@@ -101,11 +118,51 @@ def main(argv: list[str] | None = None) -> int:
         address=address,
         local=address is None,
         ascii=args.ascii,
+        four_colour=args.four_colour,
+        bell=not args.no_bell,
         store=store,
         bot_levels=args.bots,
     )
-    app.run()
-    return 0 if app.return_code in (None, 0) else app.return_code
+    return run(app, store.directory)
+
+
+def run(app: object, directory: Path, **options: Any) -> int:
+    """Run ``app`` (a Textual ``App``; ``options`` for ``App.run``); on an unexpected
+    error, the traceback Textual prints on its way out is written to
+    ``client-error.log`` instead, and the player gets one sentence. Returns the exit
+    status."""
+    from textual.app import App
+
+    assert isinstance(app, App)
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):  # Textual draws on the terminal, not through this
+        app.run(**options)
+    code = 0 if app.return_code in (None, 0) else int(app.return_code or 1)
+    details = said.getvalue()
+    if code and details:
+        sys.stderr.write(crash_sentence(details, directory) + "\n")
+    elif details:
+        sys.stderr.write(details)
+    return code
+
+
+def crash_sentence(details: str, directory: Path) -> str:
+    """Keep ``details`` (a traceback) in the state directory; say so in a sentence."""
+    where = directory / "client-error.log"
+    last = [line.strip() for line in details.splitlines() if line.strip()]
+    kind = next(
+        (line.split(":")[0].split()[-1] for line in reversed(last) if "Error" in line or "Exception" in line),
+        "",
+    )
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with where.open("a", encoding="utf-8") as log:
+            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')}\n{details}\n")
+        saved = f" The details are in {where}."
+    except OSError:
+        saved = ""
+    what = f" ({kind})" if kind else ""
+    return f"rummy-client stopped on an unexpected error{what}.{saved}"
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from textual.message import Message
 
 from rummy.protocol import (
     PROTOCOL_VERSION,
+    ClientMessage,
     Error,
     Hello,
     ProtocolError,
@@ -48,12 +49,14 @@ def why_not(error: OSError) -> str:
 
 
 class ServerSaid(Message):
-    """A message from the server (a ``rummy.protocol`` ``ServerMessage``)."""
+    """A message from the server (a ``rummy.protocol`` ``ServerMessage``). For an
+    answer, ``request`` is the type of the request it answers (``MoveRequest``,
+    ``Sit``...), matched by its id; None for a push."""
 
-    def __init__(self, message: ServerMessage, kind: str | None = None) -> None:
+    def __init__(self, message: ServerMessage, request: type[ClientMessage] | None = None) -> None:
         super().__init__()
         self.message = message
-        self.kind = kind  # for an answer: what the request was ("move", "sit"...)
+        self.request = request
 
 
 class ConnectionChanged(Message):
@@ -87,20 +90,20 @@ class Connection:
         self.connected = False
         self._writer: asyncio.StreamWriter | None = None
         self._ids = itertools.count(1)
-        self._pending: dict[int, str] = {}
+        self._pending: dict[int, type[ClientMessage]] = {}
 
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
 
-    def request(self, kind: str, factory: Callable[..., Any], **fields: Any) -> int | None:
-        """Send a request built by ``factory(id=..., **fields)``; returns its id, or None
-        when not connected (the caller says so; nothing is queued for later)."""
+    def request(self, kind: type[ClientMessage], **fields: Any) -> int | None:
+        """Send a request of type ``kind`` (``kind(id=..., **fields)``); returns its id,
+        or None when not connected (the caller says so; nothing is queued for later)."""
         writer = self._writer
         if writer is None or writer.is_closing():
             return None
         request_id = next(self._ids)
-        message = factory(id=request_id, **fields)
+        message = kind(id=request_id, **fields)
         self._pending[request_id] = kind
         writer.write(encode(message))
         return request_id
@@ -137,9 +140,7 @@ class Connection:
         decoder = server_decoder()
         final: str | None = None
         try:
-            self.request(
-                "hello", Hello, version=PROTOCOL_VERSION, name=self.name, token=self.token(), lobby=True
-            )
+            self.request(Hello, version=PROTOCOL_VERSION, name=self.name, token=self.token(), lobby=True)
             self.connected = True
             self.post(ConnectionChanged(""))
             while final is None:

@@ -19,6 +19,7 @@ from rummy.engine import (
     Melded,
     PartnersDrawn,
     Passed,
+    PlayerView,
     StockDrawn,
     WentOut,
     describe_card,
@@ -31,6 +32,15 @@ from .model import Seats
 _PART = Content | str
 
 
+def turn_part(view: PlayerView) -> str:
+    """What the player to act is doing, in words."""
+    if view.phase == "draw":
+        return "to draw" if view.stock_count else "to take or pass"
+    if view.phase == "meld":
+        return "to meld or discard"
+    return ""
+
+
 def _who(seats: Seats, seat: int) -> Content:
     return text.plain(seats.who(seat), "bold")
 
@@ -40,7 +50,8 @@ def _line(*parts: _PART) -> Content:
 
 
 def meld_name(meld: Meld, seats: Seats) -> Content:
-    """'North's run of hearts (meld 2)' / 'your set of 7s (meld 0)'."""
+    """'North's run of hearts (meld 3)' / 'your set of 7s (meld 1)': melds are numbered
+    from 1 on the screen."""
     if meld.kind == "jokers":
         what = "Joker set"
     elif meld.kind == "set":
@@ -49,11 +60,59 @@ def meld_name(meld: Meld, seats: Seats) -> Content:
     else:
         what = f"run of {describe_card(meld.cards[0]).split(' of ')[1]}"
     owner = "your" if meld.laid_by == seats.me else f"{seats.name(meld.laid_by)}'s"
-    return _line(text.plain(owner), f" {what} (meld {meld.id})")
+    return _line(text.plain(owner), f" {what} (meld {meld.id + 1})")
+
+
+def auto_words(auto: str, seat: int, seats: Seats) -> str:
+    """Who played a move for ``seat`` when its player did not (the game push's ``auto``)."""
+    if auto == "timer":
+        return "time ran out: the server played this"
+    if seat == seats.me:
+        return "played by a bot while you were away"
+    return f"played by a bot while {seats.name(seat)} is away"
+
+
+def turn_phrase(event: Event, seats: Seats, ascii: bool = False) -> tuple[int, Content] | None:
+    """A move of a turn as a phrase without its subject ('drew from the stock'), with
+    the seat that made it; None for events that are not part of a turn."""
+    match event:
+        case StockDrawn(seat):
+            return seat, Content("drew from the stock")
+        case DiscardTaken(seat, _index, taken):
+            many = "" if len(taken) == 1 else f" and {len(taken) - 1} more"
+            return seat, _line(
+                "took ",
+                text.card(taken[0], ascii),
+                many,
+                " from the discard pile (",
+                text.cards(taken, ascii),
+                ")",
+            )
+        case Melded(seat, meld_id, cards, four_at_once):
+            double = ": four at once, they score double" if four_at_once else ""
+            return seat, _line("melded ", text.cards(cards, ascii), f" (meld {meld_id + 1}){double}")
+        case LaidOff(seat, meld_id, cards, owner):
+            whose = "their own" if owner == seat else ("your" if owner == seats.me else None)
+            owner_part: _PART = whose if whose is not None else _line(text.plain(seats.name(owner)), "'s")
+            return seat, _line(
+                "laid off ", text.cards(cards, ascii), " on ", owner_part, f" meld {meld_id + 1}"
+            )
+        case Discarded(seat, card):
+            return seat, _line("discarded ", text.card(card, ascii))
+        case Passed(seat, in_a_row):
+            return seat, Content(f"passed ({in_a_row} in a row)")
+        case WentOut(seat):
+            return seat, Content("went out!")
+    return None
 
 
 def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | None:
     """One event as a sentence (None for events that need no line of their own)."""
+    phrase = turn_phrase(event, seats, ascii)
+    if phrase is not None:
+        seat, words = phrase
+        end = "" if words.plain.endswith("!") else "."
+        return _line(_who(seats, seat), " ", words, end)
     match event:
         case PartnersDrawn(draw):
             what = "Draw for partners: " if draw.seating == "draw" else "Draw for the first dealer: "
@@ -76,41 +135,6 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
                 text.card(first, ascii),
                 " starts the discard pile.",
             )
-        case StockDrawn(seat):
-            return _line(_who(seats, seat), " drew from the stock.")
-        case DiscardTaken(seat, _index, taken):
-            many = "" if len(taken) == 1 else f" and {len(taken) - 1} more"
-            return _line(
-                _who(seats, seat),
-                " took ",
-                text.card(taken[0], ascii),
-                many,
-                " from the discard pile: ",
-                text.cards(taken, ascii),
-                ".",
-            )
-        case Melded(seat, meld_id, cards, four_at_once):
-            double = " Four at once: they score double." if four_at_once else ""
-            return _line(
-                _who(seats, seat), " melded ", text.cards(cards, ascii), f" (meld {meld_id}).{double}"
-            )
-        case LaidOff(seat, meld_id, cards, owner):
-            whose = "their own" if owner == seat else ("your" if owner == seats.me else None)
-            owner_part: _PART = whose if whose is not None else _line(text.plain(seats.name(owner)), "'s")
-            return _line(
-                _who(seats, seat),
-                " laid off ",
-                text.cards(cards, ascii),
-                " on ",
-                owner_part,
-                f" meld {meld_id}.",
-            )
-        case Discarded(seat, card):
-            return _line(_who(seats, seat), " discarded ", text.card(card, ascii), ".")
-        case Passed(seat, in_a_row):
-            return _line(_who(seats, seat), f" passed ({in_a_row} in a row).")
-        case WentOut(seat):
-            return _line(_who(seats, seat), " went out!")
         case DealEnded(result):
             a, b = result.scores[0].total, result.scores[1].total
             why = "on four passes" if result.ended_by == "passes" else "when a player went out"

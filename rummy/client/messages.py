@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from rummy.engine import Move
+from rummy.engine import Card, Move
 from rummy.protocol import BotLevel
 
 
@@ -16,6 +16,14 @@ class PlayMove(Message):
     """The player chose a move; the app sends it to the server."""
 
     move: Move
+
+
+@dataclass
+class HandOrdered(Message):
+    """The hand's order changed (a card came, the player sorted or moved one): the app
+    remembers it, so that a resumed game shows the hand as the player left it."""
+
+    order: tuple[Card, ...]
 
 
 @dataclass

@@ -8,10 +8,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from rummy.engine import SEAT_NAMES
+from rummy.engine import (
+    SEAT_NAMES,
+    Card,
+    DealEnded,
+    DealStarted,
+    Discarded,
+    DiscardTaken,
+    Event,
+    LaidOff,
+    Melded,
+    Passed,
+    StockDrawn,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +73,63 @@ class Seats:
         info = self.seats[seat] if 0 <= seat < len(self.seats) else None
         return info.name if info is not None and info.name else SEAT_NAMES[seat]
 
+    def in_ascii(self) -> Seats:
+        """The same seats, every name in plain ASCII (for ``--ascii``)."""
+        from .text import to_ascii
+
+        seats = tuple(None if s is None else replace(s, name=to_ascii(s.name)) for s in self.seats)
+        return Seats(seats, self.me)
+
     def who(self, seat: int) -> str:
         """'you' for our own seat, else the name: for sentences in the log."""
         return "You" if seat == self.me else self.name(seat)
+
+
+@dataclass(frozen=True, slots=True)
+class Recent:
+    """What the last player to move did on their turn so far, to mark on the table
+    until another player moves: the cards taken from the discard pile, the melds laid
+    down, the cards laid off, the card discarded; or a draw from the stock, a pass."""
+
+    seat: int | None = None
+    drew: bool = False
+    took: tuple[Card, ...] = ()
+    melded: frozenset[int] = frozenset()  # meld ids
+    laid_off: frozenset[Card] = frozenset()
+    discarded: Card | None = None
+    passed: bool = False
+
+    def after(self, events: Sequence[Event]) -> Recent:
+        """This, followed by ``events``: a move by another seat starts afresh, and a
+        new deal clears everything."""
+        recent = self
+        for event in events:
+            match event:
+                case DealStarted() | DealEnded():
+                    recent = Recent()
+                case StockDrawn(seat):
+                    recent = replace(recent._for(seat), drew=True)
+                case DiscardTaken(seat, _index, taken):
+                    recent = replace(recent._for(seat), took=recent._for(seat).took + taken)
+                case Melded(seat, meld_id, _cards, _four):
+                    mine = recent._for(seat)
+                    recent = replace(mine, melded=mine.melded | {meld_id})
+                case LaidOff(seat, _meld_id, cards, _owner):
+                    mine = recent._for(seat)
+                    recent = replace(mine, laid_off=mine.laid_off | set(cards))
+                case Discarded(seat, card):
+                    recent = replace(recent._for(seat), discarded=card)
+                case Passed(seat, _n):
+                    recent = replace(recent._for(seat), passed=True)
+        return recent
+
+    def _for(self, seat: int) -> Recent:
+        return self if seat == self.seat else Recent(seat)
+
+    @property
+    def cards(self) -> frozenset[Card]:
+        """Every card this turn put on the table (melds and lay-offs) or discarded."""
+        played = set(self.laid_off)
+        if self.discarded is not None:
+            played.add(self.discarded)
+        return frozenset(played)

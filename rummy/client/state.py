@@ -1,4 +1,5 @@
-"""What the client remembers between runs: the player's name and seat tokens.
+"""What the client remembers between runs: the player's name, seat tokens, the
+hand's order, the offers already made.
 
 One small JSON file in the user's state directory (platformdirs'
 ``user_state_dir("rummy")``, or ``$RUMMY_STATE_DIR`` when set: the SSH server
@@ -39,6 +40,15 @@ def seat_key(server: str, name: str) -> str:
 def state_dir() -> Path:
     env = os.environ.get("RUMMY_STATE_DIR")
     return Path(env) if env else Path(platformdirs.user_state_dir("rummy"))
+
+
+@dataclass(frozen=True, slots=True)
+class HandMemory:
+    """The order a player keeps their hand in, for one deal: ``place`` is (table id,
+    games started at that table, deal), so an order is never applied to another deal."""
+
+    place: tuple[int, int, int]
+    order: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +129,39 @@ class StateStore:
             seats = data.get("seats")
             if isinstance(seats, dict):
                 seats.pop(key, None)
+            hands = data.get("hands")
+            if isinstance(hands, dict):
+                hands.pop(key, None)
+
+    def hand(self, key: str) -> HandMemory | None:
+        """The hand's order last kept under ``key`` (the seat token's key)."""
+        hands = self._data.get("hands")
+        entry = hands.get(key) if isinstance(hands, dict) else None
+        try:
+            table_id, games, deal = (int(x) for x in entry["place"])  # type: ignore[index]
+            return HandMemory((table_id, games, deal), tuple(int(c) for c in entry["order"]))  # type: ignore[index]
+        except (TypeError, KeyError, ValueError):
+            return None
+
+    def remember_hand(self, key: str, memory: HandMemory) -> None:
+        with self._changing() as data:
+            hands = data.setdefault("hands", {})
+            if not isinstance(hands, dict):
+                hands = data["hands"] = {}
+            hands[key] = {"place": list(memory.place), "order": list(memory.order)}
+
+    def seen(self, what: str) -> bool:
+        """Whether the player was already shown ``what`` (an offer made once)."""
+        seen = self._data.get("seen")
+        return isinstance(seen, list) and what in seen
+
+    def mark_seen(self, what: str) -> None:
+        with self._changing() as data:
+            seen = data.get("seen")
+            if not isinstance(seen, list):
+                seen = data["seen"] = []
+            if what not in seen:
+                seen.append(what)
 
 
 @contextlib.contextmanager

@@ -74,3 +74,39 @@ def cards(cards: Iterable[Card], ascii: bool = False, sep: str = " ") -> Content
 def cards_words(cards: Iterable[Card], ascii: bool = False) -> str:
     """Cards as unstyled text, for sentences and notifications."""
     return " ".join(card_text(c, ascii) for c in cards)
+
+
+# Characters of our own texts (the rule book, sentences) and their plain-ASCII forms.
+ASCII_FORMS = str.maketrans(
+    {
+        "♣": "c",
+        "♦": "d",
+        "♥": "h",
+        "♠": "s",
+        "–": "-",
+        "—": "-",
+        "…": "...",
+        "→": "->",
+        "←": "<-",
+        "×": "x",
+        "‘": "'",
+        "’": "'",
+        "“": '"',
+        "”": '"',
+        "•": "*",
+        "≥": ">=",
+        "≤": "<=",
+        "▶": ">",
+        "↑": "^",
+        "↓": "v",
+        "★": "*",
+        "±": "+/-",
+        "\u00a0": " ",
+    }
+)
+
+
+def to_ascii(words: str) -> str:
+    """``words`` in plain ASCII (for ``--ascii``): known signs spelled out, anything
+    else left non-ASCII becomes '?'."""
+    return words.translate(ASCII_FORMS).encode("ascii", "replace").decode("ascii")

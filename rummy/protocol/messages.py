@@ -283,11 +283,28 @@ class Table(_Push, tag="table"):
     table: TableInfo
 
 
+PlayedBy = Literal["timer", "stand_in"]
+
+
+class PastMove(msgspec.Struct, kw_only=True):
+    """One step of the deal so far, as told to someone joining: the public events of
+    one move (or of the game's opening), and ``auto`` as in ``GameUpdate``."""
+
+    events: list[EventWire]
+    auto: PlayedBy | None = None
+
+
 class GameUpdate(_Push, tag="game"):
     """The game as ``seat`` sees it (``seat`` nil: a spectator), after ``moves`` moves,
     with the public events of the last move (the opening events at a game's start;
     empty when sent on joining). ``legal_moves``: when the hello asked for them and
-    this seat is to act, every move it may make now (nil otherwise)."""
+    this seat is to act, every move it may make now (nil otherwise).
+
+    ``auto``: the move was not played by the seat's own player but by the server:
+    ``timer`` (the turn timer ran out and the server finished the turn) or
+    ``stand_in`` (a bot playing for a player who is away). Nil for a player's own
+    move and for a seated bot's. ``history``: only when sent on joining (or coming
+    back): every step of the current deal so far, oldest first."""
 
     table_id: TableId
     seat: Seat | None
@@ -295,6 +312,8 @@ class GameUpdate(_Push, tag="game"):
     view: ViewWire
     events: list[EventWire]
     legal_moves: list[MoveWire] | None = None
+    auto: PlayedBy | None = None
+    history: list[PastMove] | None = None
 
 
 class Clock(_Push, tag="clock"):

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..engine import view_for
 from ..engine.bots import Bot
-from ..protocol.messages import Clock
+from ..protocol.messages import Clock, PlayedBy
 from .clock import TurnClock
 from .peer import Refused
 from .thinking import STAND_IN
@@ -168,7 +168,11 @@ class Autoplay:
                 return
             if self._turn is None or not self._played_by_bot(seat, self._turn):
                 return  # the player came back meanwhile: the chair is theirs again
-            await table.apply(seat, move, after=n)
+            # Who plays: the seat's own bot, or the server for a person (said in the push).
+            auto: PlayedBy | None = None
+            if not table.chair_of_seat(seat).bot:
+                auto = "timer" if self._expired == self._turn else "stand_in"
+            await table.apply(seat, move, after=n, auto=auto)
         except Refused as refused:
             log.warning("table %s: bot move refused: %s %s", table.id, refused.code, refused.text)
         finally:

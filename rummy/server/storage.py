@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS games (
 );
 CREATE TABLE IF NOT EXISTS moves (
     game_id INTEGER NOT NULL, n INTEGER NOT NULL, move TEXT NOT NULL, at REAL NOT NULL,
-    PRIMARY KEY (game_id, n)
+    auto TEXT, PRIMARY KEY (game_id, n)
 );
 CREATE INDEX IF NOT EXISTS games_by_table ON games (table_id, number);
 """
@@ -80,6 +80,7 @@ class StoredGame:
     seating: str
     finished: bool
     moves: list[dict[str, Any]] = field(default_factory=list)
+    autos: list[str | None] = field(default_factory=list)  # who played each move for its seat
 
 
 @dataclass(slots=True)
@@ -202,6 +203,9 @@ class Storage:
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(chairs)")}
         if "level" not in columns:  # before bots had levels: theirs was "normal" (None here)
             self._db.execute("ALTER TABLE chairs ADD COLUMN level TEXT")
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(moves)")}
+        if "auto" not in columns:  # before moves said who played them (timer, stand-in)
+            self._db.execute("ALTER TABLE moves ADD COLUMN auto TEXT")
 
     # --- reading, once, at start -------------------------------------------------
 
@@ -252,6 +256,9 @@ class Storage:
                 row[4] is not None,
             )  # fmt: skip
             game.moves = self.game_moves(game.id)
+            game.autos = [
+                a for (a,) in db.execute("SELECT auto FROM moves WHERE game_id=? ORDER BY n", (game.id,))
+            ]
         return StoredTable(
             table_id,
             _text(name, "table name"),
@@ -386,10 +393,12 @@ class Storage:
         )
 
     @staticmethod
-    def add_move(game_id: int, n: int, move: dict[str, Any]) -> Statement:
+    def add_move(game_id: int, n: int, move: dict[str, Any], auto: str | None = None) -> Statement:
+        """``auto``: who played the move for its seat when its player did not
+        ("timer", "stand_in"; the protocol's ``GameUpdate.auto``)."""
         return (
-            "INSERT INTO moves (game_id, n, move, at) VALUES (?, ?, ?, ?)",
-            (game_id, n, json.dumps(move, separators=(",", ":")), time.time()),
+            "INSERT INTO moves (game_id, n, move, at, auto) VALUES (?, ?, ?, ?, ?)",
+            (game_id, n, json.dumps(move, separators=(",", ":")), time.time(), auto),
         )
 
     @staticmethod

@@ -24,7 +24,17 @@ from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
-from ..engine import SEAT_NAMES, Game, IllegalMove, Move, NextDeal, move_to_data, new_seed, view_for
+from ..engine import (
+    SEAT_NAMES,
+    DealStarted,
+    Game,
+    IllegalMove,
+    Move,
+    NextDeal,
+    move_to_data,
+    new_seed,
+    view_for,
+)
 from ..engine.events import Event
 from ..protocol import errors as E
 from ..protocol.codec import encode
@@ -37,6 +47,8 @@ from ..protocol.messages import (
     GameUpdate,
     LobbyGone,
     Ok,
+    PastMove,
+    PlayedBy,
     TableInfo,
     TableOptions,
 )
@@ -55,6 +67,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Status = Literal["waiting", "playing", "finished"]
+# Seated bots get people's names (Persian ones, for Persian Rummy): "Bot 2" read as a
+# chair number. The first name not taken at the table is used.
+BOT_NAMES = ("Dara", "Mina", "Kian", "Shirin", "Omid", "Leila", "Babak")
 
 
 @dataclass(slots=True, eq=False)
@@ -91,6 +106,9 @@ class Table:
         self.status: Status = "waiting"
         self.game: Game | None = None
         self.game_id = 0
+        # The current deal's story, told to whoever joins: each move's public events
+        # and who played it when the seat's player did not (the opening counts as one).
+        self.story: list[tuple[list[Event], PlayedBy | None]] = []
         self.games = 0
         self.lock = asyncio.Lock()
         self.chat: deque[ChatLine] = deque(maxlen=lobby.options.chat_history)
@@ -167,15 +185,20 @@ class Table:
         if self.humans_present() or self.spectators:
             self.idle_since = time.monotonic()
 
-    def _game_message(self, peer: Peer, seat: int | None, events: list[Event]) -> GameUpdate:
+    def _joining_message(self, peer: Peer, seat: int | None) -> GameUpdate:
+        """The game for someone who just sat, came back or started watching: no events
+        of its own, but the story of the deal so far (``history``)."""
         assert self.game is not None
         return GameUpdate(
             table_id=self.id,
             seat=seat,
             moves=len(self.game.moves),
             view=view_to_wire(view_for(self.game, seat)),
-            events=[event_to_wire(e) for e in events],
+            events=[],
             legal_moves=self._legal_moves_for(peer, seat),
+            history=[
+                PastMove(events=[event_to_wire(e) for e in events], auto=auto) for events, auto in self.story
+            ],
         )
 
     def _legal_moves_for(self, peer: Peer, seat: int | None) -> list[MoveWire] | None:
@@ -187,14 +210,30 @@ class Table:
         moves = game.legal_moves()
         return [move_to_wire(m) for m in moves] if moves else None
 
-    def push_game(self, events: list[Event], first: tuple[Peer, bytes] | None = None) -> None:
+    def _tell(self, events: list[Event], auto: PlayedBy | None) -> None:
+        """Add a move's events to the deal's story; a new deal starts a new story."""
+        if any(isinstance(e, DealStarted) for e in events):
+            self.story = []
+        self.story.append((events, auto))
+
+    def resume(self, game_id: int, game: Game, moves: list[Move], autos: list[PlayedBy | None]) -> None:
+        """A stored game, replayed from its seed (``game`` is new, no move made yet):
+        the table's game again, with its deal's story."""
+        self._tell(list(game.opening_events), None)
+        for move, auto in zip(moves, autos, strict=True):
+            self._tell(game.apply(move), auto)
+        self.game, self.game_id = game, game_id
+
+    def push_game(
+        self, events: list[Event], first: tuple[Peer, bytes] | None = None, auto: PlayedBy | None = None
+    ) -> None:
         """Each seat gets its own view (R9.2); spectators get one view without a hand.
 
         The view and events are built once per move, as a spectator sees them; each
         seat's message is that with the seat and its own hand swapped in (a shallow
         copy), so a move costs one view and five encodings, not five views.
         ``first``: a frame (the mover's ``ok``) sent to that peer in the same write
-        as its push.
+        as its push. ``auto``: who played the move, if not the seat's player.
         """
         game = self.game
         assert game is not None
@@ -204,6 +243,7 @@ class Table:
             moves=len(game.moves),
             view=view_to_wire(view_for(game, None)),
             events=[event_to_wire(e) for e in events],
+            auto=auto,
         )
         pending = first
         for i, chair in enumerate(self.chairs):
@@ -260,7 +300,7 @@ class Table:
             return
         if self.game is not None:
             seat = None if peer.chair is None else self.seat_of_chair(peer.chair)
-            peer.send(self._game_message(peer, seat, []))
+            peer.send(self._joining_message(peer, seat))
             peer.send(self.clock_message())
         for line in self.chat:
             peer.send(line)
@@ -418,7 +458,8 @@ class Table:
         async with self.lock:
             self._creator_or_refuse(peer)
             self._free_chair_or_refuse(chair)
-            name = f"Bot {chair + 1}"
+            taken = {c.name for c in self.chairs if c is not None}
+            name = next((n for n in BOT_NAMES if n not in taken), f"Bot {chair + 1}")
             await self._write(
                 [self.storage.put_chair(self.id, chair, name, None, True, level)],
                 "The bot could not be saved; try again.",
@@ -462,6 +503,8 @@ class Table:
                 [self.storage.new_game(game_id, self.id, self.games + 1, seed, game.seating, names)]
             )
             self.game, self.game_id = game, game_id
+            self.story = []
+            self._tell(list(game.opening_events), None)
             self.games += 1
             log.info("table %s: game %s started (%s)", self.id, game_id, ", ".join(names))
             self.status = "playing"
@@ -499,9 +542,11 @@ class Table:
         move: Move,
         after: int | None = None,
         reply_to: tuple[Peer, int] | None = None,
+        auto: PlayedBy | None = None,
     ) -> None:
         """Try ``move`` for ``seat`` on a clone, store it, then make it the state and
-        tell everyone. Raises ``Refused`` (nothing changed) for an illegal move."""
+        tell everyone. Raises ``Refused`` (nothing changed) for an illegal move.
+        ``auto``: the server plays it for the seat (the timer ran out, or a stand-in)."""
         async with self.lock:
             game = self.game
             if game is None or self.status != "playing":
@@ -515,12 +560,18 @@ class Table:
                 raise Refused(illegal.code, illegal.message) from None
             # Shielded: once the write is under way, the state must follow it even if
             # the caller is cancelled (a connection closing mid-move).
-            await asyncio.shield(self._commit(game, trial, move, events, reply_to))
+            await asyncio.shield(self._commit(game, trial, move, events, reply_to, auto))
 
     async def _commit(
-        self, game: Game, trial: Game, move: Move, events: list[Event], reply_to: tuple[Peer, int] | None
+        self,
+        game: Game,
+        trial: Game,
+        move: Move,
+        events: list[Event],
+        reply_to: tuple[Peer, int] | None,
+        auto: PlayedBy | None,
     ) -> None:
-        statements = [self.storage.add_move(self.game_id, len(game.moves), move_to_data(move))]
+        statements = [self.storage.add_move(self.game_id, len(game.moves), move_to_data(move), auto)]
         if trial.is_over:
             statements.append(self.storage.finish_game(self.game_id, trial.totals()))
         try:
@@ -528,6 +579,7 @@ class Table:
         except sqlite3.Error:
             raise Refused(E.INTERNAL, "The move could not be saved; nothing changed.") from None
         self.game = trial
+        self._tell(events, auto)
         # The mover's ``ok`` goes out with its ``game`` push, in one write (below).
         ok = None if reply_to is None else (reply_to[0], encode(Ok(id=reply_to[1])))
         table_changed = trial.phase in ("deal_over", "game_over") or game.phase == "deal_over"
@@ -542,7 +594,7 @@ class Table:
                 if c is not None:
                     c.ready = c.bot and trial.is_over
             self.push_table()
-        self.push_game(events, first=ok)
+        self.push_game(events, first=ok, auto=auto)
         self.auto.replan()
 
     async def ready(self, peer: Peer) -> None:

@@ -3,12 +3,12 @@ screen as a player would (its text, as drawn)."""
 
 from __future__ import annotations
 
-import io
+import html
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 from textual.app import App
 
 
@@ -20,10 +20,23 @@ def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     yield directory
 
 
+# A line of text in the SVG that Textual's public ``export_screenshot`` draws: Rich's
+# SVG export puts each run of text at its column (x, in cells of 12.2 pixels) and row.
+_SVG_TEXT = re.compile(
+    r'<text class="[^"]*" x="([0-9.]+)" y="[0-9.]+" textLength="[0-9.]+" '
+    r'clip-path="url\(#[a-z0-9-]*-line-(\d+)\)">([^<]*)</text>'
+)
+_CELL = 12.2
+
+
 def screen_text(app: App[object]) -> str:
-    """The whole screen as plain text, as it is drawn (modal screens included)."""
+    """The whole screen as plain text, as it is drawn (modal screens included), read
+    from Textual's own screenshot, so that no private part of Textual is needed."""
     width, height = app.size
-    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, record=True)
-    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    console.print(update)
-    return console.export_text()
+    rows = [[" "] * width for _ in range(height)]
+    for x, line, words in _SVG_TEXT.findall(app.export_screenshot()):
+        row, column = int(line), round(float(x) / _CELL)
+        for offset, char in enumerate(html.unescape(words).replace("\xa0", " ")):
+            if 0 <= row < height and 0 <= column + offset < width:
+                rows[row][column + offset] = char
+    return "\n".join("".join(r).rstrip() for r in rows)

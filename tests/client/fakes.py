@@ -25,15 +25,15 @@ class RecordingConnection:
     """Takes the place of ``Connection``: every request is kept, none is sent."""
 
     def __init__(self) -> None:
-        self.sent: list[tuple[str, ClientMessage]] = []
+        self.sent: list[ClientMessage] = []
 
-    def request(self, kind: str, factory: Any, **fields: Any) -> int:
+    def request(self, kind: type[ClientMessage], **fields: Any) -> int:
         request_id = len(self.sent) + 1
-        self.sent.append((kind, factory(id=request_id, **fields)))
+        self.sent.append(kind(id=request_id, **fields))
         return request_id
 
     def last(self) -> ClientMessage:
-        return self.sent[-1][1]
+        return self.sent[-1]
 
     async def close(self) -> None:
         pass
@@ -48,8 +48,10 @@ def offline_app(**kw: Any) -> tuple[RummyApp, RecordingConnection]:
     return app, recorder
 
 
-def say(app: RummyApp, message: Any, kind: str | None = None) -> None:
-    app.post_message(ServerSaid(message, kind))
+def say(app: RummyApp, message: Any, request: type[ClientMessage] | None = None) -> None:
+    """The server says ``message``; for an answer, ``request`` is the type of the
+    request it answers."""
+    app.post_message(ServerSaid(message, request))
 
 
 def table_info(

@@ -15,9 +15,11 @@ from pathlib import Path
 from textual import on
 from textual.app import App
 
+from rummy.client.ascii_mode import use_ascii
 from rummy.client.messages import PlayMove, ReadyForNextDeal, SendChat
 from rummy.client.model import SeatInfo, Seats
 from rummy.client.screens.table import TableScreen
+from rummy.client.widgets.table.faces import Look
 from rummy.engine import Game, IllegalMove, Move, NextDeal, view_for
 from rummy.engine.bots import make_bot
 
@@ -45,12 +47,18 @@ class TableHarness(App[None]):
         self.sent: list[Move] = []
         self.chat: list[str] = []
         self.rng = random.Random(3)
-        self.table = TableScreen(ascii=ascii)
+        self.table = TableScreen(Look(ascii))
 
     def on_mount(self) -> None:
+        if self.ascii:
+            self.restore_scrollbars = use_ascii(self)
         self.push_screen(self.table)
         self.table.update(view_for(self.game, self.seat), self.seats, self.game.opening_events)
         self.play_bots()
+
+    def on_unmount(self) -> None:
+        if self.ascii:
+            self.restore_scrollbars()
 
     def show(self, events: list = ()) -> None:  # type: ignore[assignment]
         self.table.update(view_for(self.game, self.seat), self.seats, events)

@@ -11,17 +11,20 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
+from rummy.client.app import RummyApp
+from rummy.client.cli import run
 from rummy.client.connection import ConnectionChanged
+from rummy.client.screens.help import HelpScreen
 from rummy.client.screens.lobby import LobbyScreen
-from rummy.client.screens.modals import ChooseScreen, TooSmallScreen
+from rummy.client.screens.modals import ChooseScreen, ConfirmScreen, TooSmallScreen
 from rummy.client.screens.new_table import NewTableScreen
 from rummy.client.screens.table import TableScreen
 from rummy.client.state import StateStore, seat_key
-from rummy.client.widgets.feed import Feed
 from rummy.client.widgets.status import ConnectionBanner
 from rummy.engine import DrawStock, Game
 from rummy.protocol import (
     AddBot,
+    Chat,
     ChatLine,
     Clock,
     CreateTable,
@@ -32,6 +35,7 @@ from rummy.protocol import (
     LobbyTable,
     MoveRequest,
     Ok,
+    PastMove,
     Seated,
     Sit,
     Start,
@@ -40,6 +44,7 @@ from rummy.protocol import (
     Watch,
     Watching,
     Welcome,
+    event_to_wire,
     move_from_wire,
 )
 from tests.client.conftest import screen_text
@@ -63,13 +68,16 @@ async def test_the_lobby_lists_tables_and_follows_changes() -> None:
         await pilot.pause()
         rows = lobby_rows(app)
         assert len(rows) == 2
-        assert "Friday | waiting | Bob, free, free, free" in rows[0]
-        assert "drawn partners, no timer, waits on drop" in rows[0]
+        assert "Friday | waiting | Bob, 3 free" in rows[0]
+        assert "drawn, no timer, waits" in rows[0]
+        # The chosen table in full words, below the list.
+        assert "1 Bob, 2 free, 3 free, 4 free" in screen_text(app)
+        assert "partners drawn (R2.2); no turn timer;" in screen_text(app)
         say(app, LobbyTable(table=table_info(1, "Friday", ("Bob", "Cy", "Bot 3", None), bots=(2,))))
         say(app, LobbyGone(table_id=2))
         await pilot.pause()
         rows = lobby_rows(app)
-        assert len(rows) == 1 and "Bob, Cy, Bot 3 (bot), free" in rows[0]
+        assert len(rows) == 1 and "Bob, Cy, 1 bot, 1 free" in rows[0]
 
 
 async def test_markup_and_escape_codes_from_players_do_nothing() -> None:
@@ -102,7 +110,8 @@ async def test_markup_and_escape_codes_from_players_do_nothing() -> None:
         assert "[link=x]hi[/link]" in text  # the chat
         assert "\x1b" not in text and "\x07" not in text
         # The styles of that text are the screen's own: nothing in it turned red.
-        for span in app.table_screen.query_one("#chat").lines[-1].spans:  # type: ignore[union-attr]
+        assert app.table_screen is not None
+        for span in app.table_screen.chat.lines[-1].spans:
             assert "red" not in str(span.style) and "link" not in str(span.style)
 
 
@@ -129,27 +138,37 @@ async def test_create_a_table_with_its_options() -> None:
         await pilot.press("n")
         assert isinstance(app.screen, NewTableScreen)
         await pilot.press(*"Night", "enter")  # typing replaces the proposed name; on to Partners
-        await pilot.press("enter", "down", "enter")  # as seated
-        await pilot.press("tab", "enter", "down", "down", "enter")  # 60 seconds
-        await pilot.press("tab", "enter", "down", "enter")  # a bot plays for them
-        await pilot.press("tab", "enter", "down", "down", "enter")  # chair 3
+        await pilot.press("right")  # as seated
+        await pilot.press("tab", "right", "right")  # 60 seconds
+        await pilot.press("tab", "right")  # a bot plays for them
+        await pilot.press("tab", "right", "right")  # chair 3
         assert "as seated" in screen_text(app) and "60 seconds" in screen_text(app)
         await pilot.press("ctrl+s")
         await pilot.pause()
-        kind, request = sent.sent[-1]
-        assert kind == "create" and isinstance(request, CreateTable)
+        request = sent.sent[-1]
+        assert isinstance(request, CreateTable)
         assert request.name == "Night"
         assert request.options == TableOptions(seating="chosen", turn_seconds=60, on_drop="bot")
         assert request.chair == 2
 
 
 async def test_sit_in_a_chosen_chair_or_watch() -> None:
+    """Only free chairs are offered; one taken while the question was open is not sat in."""
     app, sent = offline_app()
     async with app.run_test() as pilot:
         say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)]))
         await pilot.pause()
         await pilot.press("s")
         assert isinstance(app.screen, ChooseScreen)
+        assert [label for label, _ in app.screen.options] == ["Chair 2", "Chair 4"]
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Cy", None), creator=0)))
+        await pilot.pause()
+        await pilot.press("1")  # chair 2: Eve took it meanwhile
+        await pilot.pause()
+        assert not any(isinstance(m, Sit) for m in sent.sent)
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)))
+        await pilot.pause()
+        await pilot.press("s")
         await pilot.press("2")  # the second free chair: chair 4
         await pilot.pause()
         assert sent.last() == Sit(id=1, table_id=4, chair=3)
@@ -160,7 +179,7 @@ async def test_sit_in_a_chosen_chair_or_watch() -> None:
 async def test_the_creator_seats_bots_and_starts() -> None:
     app, sent = offline_app()
     async with app.run_test() as pilot:
-        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), "create")
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
         say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None), creator=0)))
         await pilot.pause()
         assert "b seats a bot" in screen_text(app)
@@ -172,18 +191,18 @@ async def test_the_creator_seats_bots_and_starts() -> None:
         await pilot.pause()
         await pilot.press("b", "enter")
         await pilot.pause()
-        bots = [(m.chair, m.level) for _, m in sent.sent if isinstance(m, AddBot)]
+        bots = [(m.chair, m.level) for m in sent.sent if isinstance(m, AddBot)]
         assert bots == [(1, "hard"), (2, "hard")]
         await pilot.press("b", "escape")  # no level chosen: no bot
         await pilot.pause()
-        assert len([m for _, m in sent.sent if isinstance(m, AddBot)]) == 2
+        assert len([m for m in sent.sent if isinstance(m, AddBot)]) == 2
         await pilot.press("g")
         assert isinstance(sent.last(), Start)
         await pilot.press("l")
         assert isinstance(sent.last(), Leave)
-        say(app, Ok(id=len(sent.sent)), "leave")
+        say(app, Ok(id=len(sent.sent)), Leave)
         await pilot.pause()
-        assert app.my_table is None and "No tables yet" in screen_text(app)
+        assert app.session.table is None and "Your table" not in screen_text(app)
         assert StateStore().seat(seat_key("example.org:7325", "Ann")) is None  # leaving forgets the token
 
 
@@ -194,13 +213,13 @@ async def test_bots_show_their_level_in_the_lobby_and_at_the_table() -> None:
     levels = {1: "easy", 2: "hard", 3: "normal"}
     names = ("Ann", "Bot 2", "Bot 3", "Bot 4")
     async with app.run_test() as pilot:
-        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), "create")
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
         mine = table_info(7, "Mine", names, bots=(1, 2, 3), levels=levels)
         say(app, Lobby(tables=[mine]))
         say(app, Table(table=mine))
         await pilot.pause()
-        assert "Bot 3 (hard bot)" in " ".join(lobby_rows(app))
-        assert "Bot 2 (easy bot)" in screen_text(app)
+        assert "Ann, 3 bots" in " ".join(lobby_rows(app))  # the list counts them
+        assert "Bot 2 (easy bot)" in screen_text(app)  # one's own table names them
         game = Game(3, seating="chosen")
         playing = table_info(7, "Mine", names, "playing", bots=(1, 2, 3), seats=(0, 1, 2, 3), levels=levels)
         say(app, Table(table=playing))
@@ -208,14 +227,14 @@ async def test_bots_show_their_level_in_the_lobby_and_at_the_table() -> None:
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
         text = screen_text(app)
-        assert "Bot 3 (hard)" in text and "Bot 4 (normal)" in text
+        assert "Bot 3 (hard bot, partner)" in text and "Bot 4 (normal bot)" in text
 
 
 async def test_the_seat_token_is_remembered_for_a_rejoin(state_dir: Path) -> None:
     """A token from seated is kept in the state directory (private) and offered again."""
     app, _ = offline_app()
     async with app.run_test() as pilot:
-        say(app, Seated(id=1, table_id=3, chair=2, token="tok-3"), "sit")
+        say(app, Seated(id=1, table_id=3, chair=2, token="tok-3"), Sit)
         await pilot.pause()
     stored = StateStore().seat(seat_key("example.org:7325", "Ann"))
     assert stored is not None and (stored.token, stored.table_id, stored.chair) == ("tok-3", 3, 2)
@@ -228,41 +247,44 @@ async def test_a_game_opens_the_table_and_moves_go_to_the_server() -> None:
     game = Game(7, seating="chosen")
     events = advance_to(game, 0)
     async with app.run_test() as pilot:
-        say(app, Seated(id=1, table_id=3, chair=0, token="t"), "sit")
+        say(app, Seated(id=1, table_id=3, chair=0, token="t"), Sit)
         say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
         say(app, game_update(3, game, 0, events))
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
         assert "Your turn: s draws from the stock" in screen_text(app)
         await pilot.press("s")
-        kind, request = sent.sent[-1]
-        assert kind == "move" and isinstance(request, MoveRequest)
+        request = sent.sent[-1]
+        assert isinstance(request, MoveRequest)
         assert move_from_wire(request.move) == DrawStock() and request.after == len(game.moves)
         await pilot.press("s")  # a second press before the answer sends nothing more
         assert len(sent.sent) == 1
-        say(app, Error(id=request.id, code="stale", text="Someone moved first: look again."), "move")
+        say(app, Error(id=request.id, code="stale", text="Someone moved first: look again."), MoveRequest)
         await pilot.pause()
         assert app.table_screen is not None
-        assert (
-            "Refused: Someone moved first: look again." in app.table_screen.query_one("#log", Feed).plain_text
-        )
+        assert "Refused: Someone moved first: look again." in app.table_screen.log_view.plain_text
         await pilot.press("s")
         assert len(sent.sent) == 2  # answered: the next move may go
+
+
+def my_turn_with_its_clock(app: RummyApp) -> None:
+    """Ann (seat 0) at table 3, her turn to draw, 42 seconds on her clock."""
+    say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
+    game = Game(7, seating="chosen")
+    advance_to(game, 0)
+    say(app, game_update(3, game, 0))
+    say(app, Clock(table_id=3, kind="turn", seat=0, remaining=42.0, paused=False))
 
 
 async def test_the_turn_timer_shows_beside_the_player() -> None:
     app, _ = offline_app()
     async with app.run_test() as pilot:
-        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
-        game = Game(7, seating="chosen")
-        advance_to(game, 0)
-        say(app, game_update(3, game, 0))
-        say(app, Clock(table_id=3, kind="turn", seat=0, remaining=42.0, paused=False))
+        my_turn_with_its_clock(app)
         await pilot.pause()
-        assert re.search(r"to draw 0:4[12]", screen_text(app))
+        assert re.search(r"to draw\s+0:4[12]", screen_text(app))
         say(app, Clock(table_id=3, kind="off"))
         await pilot.pause()
-        assert not re.search(r"to draw 0:", screen_text(app))
+        assert not re.search(r"to draw\s+0:", screen_text(app))
 
 
 async def test_a_lost_connection_shows_a_banner() -> None:
@@ -280,7 +302,7 @@ async def test_a_lost_connection_shows_a_banner() -> None:
 async def test_errors_are_sentences() -> None:
     app, _ = offline_app()
     async with app.run_test(notifications=True) as pilot:
-        say(app, Error(id=3, code="chair-taken", text="That chair is taken."), "sit")
+        say(app, Error(id=3, code="chair-taken", text="That chair is taken."), Sit)
         await pilot.pause()
         assert "That chair is taken." in screen_text(app)
         assert "Traceback" not in screen_text(app)
@@ -307,19 +329,22 @@ async def test_quit_from_the_lobby_does_not_ask() -> None:
     assert app.return_code == 0
 
 
-async def test_a_bug_ends_with_a_sentence_and_the_traceback_in_a_file(
+def test_a_bug_ends_with_a_sentence_and_the_traceback_in_a_file(
     state_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Errors are sentences: an unexpected exception leaves a short message on the
-    terminal and the traceback in the state directory."""
+    terminal and the traceback in the state directory (as rummy-client runs the app)."""
     app, _ = offline_app()
-    with pytest.raises(ZeroDivisionError):
-        async with app.run_test() as pilot:
-            app.call_later(lambda: 1 / 0)
-            await pilot.pause()
+
+    async def crash(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.call_later(lambda: 1 / 0)
+        await pilot.pause()
+
+    code = run(app, state_dir, headless=True, auto_pilot=crash)
     said = "".join(capsys.readouterr().err.split())
     log = state_dir / "client-error.log"
     expected = f"rummy-client stopped on an unexpected error (ZeroDivisionError). The details are in {log}."
+    assert code != 0
     assert said == "".join(expected.split())
     assert "Traceback" not in said
     assert "ZeroDivisionError: division by zero" in log.read_text()
@@ -334,9 +359,11 @@ async def test_a_player_who_dropped_shows_as_away() -> None:
         say(app, Table(table=info))
         say(app, game_update(3, Game(7, seating="chosen"), 0))
         await pilot.pause()
-        lines = [line for line in screen_text(app).splitlines() if "West  Bob" in line]
-        assert lines and "away" in lines[0]
-        assert not any("away" in line for line in screen_text(app).splitlines() if "North" in line)
+        assert app.table_screen is not None
+        panels = app.table_screen.board.seats
+        west = " ".join(line.plain for line in panels["west"].lines(30, 4))
+        assert "Bob" in west and "away" in west and panels["west"].has_class("-away")
+        assert "away" not in " ".join(line.plain for line in panels["north"].lines(80, 1))
 
 
 async def test_chat_at_a_waiting_table_from_the_lobby() -> None:
@@ -344,14 +371,14 @@ async def test_chat_at_a_waiting_table_from_the_lobby() -> None:
     async with app.run_test() as pilot:
         await pilot.press("c")  # no table yet: nothing to chat with
         assert not app.lobby.query_one("#lobby-chat-input").has_focus
-        say(app, Seated(id=1, table_id=7, chair=0, token="t"), "create")
+        say(app, Seated(id=1, table_id=7, chair=0, token="t"), CreateTable)
         say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None))))
         say(app, ChatLine(table_id=7, by="player", chair=1, name="Bob", text="[i]hello[/i]", time=0))
         await pilot.pause()
         assert "Bob: [i]hello[/i]" in screen_text(app)
         await pilot.press("c", *"hi bob", "enter")
-        kind, request = sent.sent[-1]
-        assert kind == "chat" and request.text == "hi bob"  # type: ignore[union-attr]
+        request = sent.sent[-1]
+        assert isinstance(request, Chat) and request.text == "hi bob"
 
 
 async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
@@ -365,7 +392,7 @@ async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
         await pilot.pause()
         await pilot.press("enter")  # a playing table: enter watches it
         assert isinstance(sent.last(), Watch)
-        say(app, Watching(id=1, table_id=5), "watch")
+        say(app, Watching(id=1, table_id=5), Watch)
         say(app, Table(table=playing))
         say(app, game_update(5, Game(7, seating="chosen"), None))
         await pilot.pause()
@@ -374,9 +401,134 @@ async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
         assert "You are watching: " in text and "(no cards in hand)" in text
         await pilot.press("b")  # a spectator leaves without being asked
         assert isinstance(sent.last(), Leave)
-        say(app, Ok(id=2), "leave")
+        say(app, Ok(id=2), Leave)
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen)
+
+
+def story(game: Game, autos: dict[int, str] | None = None) -> list[PastMove]:
+    """The deal so far as the server tells it on joining: each move's events."""
+    replay = Game(game.seed, game.seating)
+    steps = [PastMove(events=[event_to_wire(e) for e in replay.opening_events])]
+    for n, move in enumerate(game.moves):
+        auto = (autos or {}).get(n)
+        steps.append(PastMove(events=[event_to_wire(e) for e in replay.apply(move)], auto=auto))  # type: ignore[arg-type]
+    return steps
+
+
+async def test_back_at_the_table_the_log_tells_the_deal_so_far() -> None:
+    """A rejoin (or a restart) shows every event of the deal so far in the log, the
+    server's moves for the player marked, and the last turn marked on the table."""
+    app, _ = offline_app()
+    game = Game(7, seating="chosen")
+    advance_to(game, 0)
+    async with app.run_test() as pilot:
+        say(app, Welcome(id=1, version=1, name="Ann", server="s", max_frame=1, table_id=3, chair=0))
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
+        update = game_update(3, game, 0, [])
+        update.history = story(game, autos={1: "stand_in"})  # East's discard, played for Di
+        say(app, update)
+        await pilot.pause()
+        assert app.table_screen is not None
+        log = app.table_screen.log_view.plain_text
+        assert log.startswith("Draw for the first dealer:")
+        assert "Deal 1 of 2 begins." in log
+        assert "Di drew from the stock, discarded" in log
+        assert "(played by a bot while Di is away)" in log
+        assert log.endswith("You are back at your seat: the deal so far is above.")
+        assert app.table_screen.recent.seat == 3  # Di's turn, marked on the table
+
+
+async def test_a_turn_the_timer_finished_says_so() -> None:
+    app, _ = offline_app()
+    game = Game(7, seating="chosen")
+    async with app.run_test() as pilot:
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
+        say(app, game_update(3, game, 0))
+        events = game.apply(DrawStock())
+        update = game_update(3, game, 0, events)
+        update.auto = "timer"
+        say(app, update)
+        await pilot.pause()
+        assert app.table_screen is not None
+        assert (
+            "Di drew from the stock (time ran out: the server played this)."
+            in app.table_screen.log_view.plain_text
+        )
+
+
+async def test_the_turn_clock_stands_still_while_the_connection_is_down() -> None:
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        my_turn_with_its_clock(app)
+        await pilot.pause()
+        assert app.table_screen is not None and app.table_screen.ticking
+        app.post_message(ConnectionChanged("Connection to example.org:7325 lost. Reconnecting..."))
+        await pilot.pause()
+        assert re.search(r"to draw\s+0:4[12] paused", screen_text(app))
+        assert not app.table_screen.ticking
+        app.post_message(ConnectionChanged(""))
+        say(app, Clock(table_id=3, kind="turn", seat=0, remaining=30.0, paused=False))  # sent on rejoining
+        await pilot.pause()
+        assert re.search(r"to draw\s+0:(30|29)\b", screen_text(app)) and app.table_screen.ticking
+
+
+async def test_the_chat_says_what_it_is_for_once_seated() -> None:
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        assert "Sit at or watch a table to chat" in screen_text(app)
+        say(app, Seated(id=1, table_id=7, chair=0, token="t"), CreateTable)
+        say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None))))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Sit at or watch a table to chat" not in text and "Chat with the people at your table" in text
+
+
+async def test_at_80_columns_the_keys_keep_help_and_quit_in_view() -> None:
+    """The footer never cuts off q Quit (nor ? Help), in the lobby or at the table."""
+    app, _ = offline_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="t"), CreateTable)
+        say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None), creator=0)))
+        await pilot.pause()
+        last = screen_text(app).splitlines()[-1]
+        assert "? Help" in last and "q Quit" in last and "b Add bot" in last
+        say(
+            app, Table(table=table_info(7, "Mine", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3)))
+        )
+        game = Game(7, seating="chosen")
+        advance_to(game, 0)
+        say(app, game_update(7, game, 0))
+        await pilot.pause()
+        last = screen_text(app).splitlines()[-1]
+        assert "s Draw" in last and "? Help" in last and "q Quit" in last
+
+
+async def test_how_to_play_is_offered_once_in_the_first_game_against_bots(state_dir: Path) -> None:
+    for first in (True, False):
+        app = RummyApp(player_name="Ann", local=True, connect=False)
+        async with app.run_test() as pilot:
+            say(app, Seated(id=1, table_id=1, chair=0, token="t"), CreateTable)
+            say(
+                app,
+                Table(
+                    table=table_info(
+                        1, "Game against bots", ("Ann", "A", "B", "C"), "playing", seats=(0, 1, 2, 3)
+                    )
+                ),
+            )
+            say(app, game_update(1, Game(7, seating="chosen"), 0))
+            await pilot.pause()
+            await pilot.pause()
+            if first:
+                assert isinstance(app.screen, ConfirmScreen) and "New to Persian Rummy?" in screen_text(app)
+                await pilot.press("y")
+                await pilot.pause()
+                assert isinstance(app.screen, HelpScreen) and "How to play, in two minutes" in screen_text(
+                    app
+                )
+            else:
+                assert isinstance(app.screen, TableScreen)
 
 
 def test_the_bots_option_of_the_local_game() -> None:

@@ -37,7 +37,7 @@ async def test_a_lost_server_is_reported_and_the_seat_is_taken_back(tmp_path: Pa
     port = server.port
     player = await HeadlessPlayer("127.0.0.1", port, "Ann").start()
     try:
-        seated = await player.answer(player.send("create", CreateTable, name="Mine", options=TableOptions()))
+        seated = await player.answer(player.send(CreateTable, name="Mine", options=TableOptions()))
         assert isinstance(seated, Seated) and player.token == seated.token
         await server.close()
         await player.until(lambda p: "lost" in p.status or "Cannot reach" in p.status)

@@ -49,7 +49,7 @@ def app_for(server: Server, name: str) -> RummyApp:
 
 
 def seated_at(app: RummyApp, table_id: int, chair: int) -> bool:
-    return app.my_table_id == table_id and app.my_chair == chair and not app.watching
+    return app.session.table_id == table_id and app.session.chair == chair and not app.session.watching
 
 
 async def test_two_players_from_one_state_directory_each_get_their_own_seat_back(server: Server) -> None:
@@ -64,10 +64,10 @@ async def test_two_players_from_one_state_directory_each_get_their_own_seat_back
     async with dee.run_test() as dee_pilot:
         cid = app_for(server, "Cid")
         async with cid.run_test() as cid_pilot:
-            await wait_for(cid_pilot, lambda: table_id in cid.tables)
+            await wait_for(cid_pilot, lambda: table_id in cid.session.tables)
             cid.post_message(SitRequested(table_id, 2))
             await wait_for(cid_pilot, lambda: seated_at(cid, table_id, 2))
-            await wait_for(dee_pilot, lambda: table_id in dee.tables)
+            await wait_for(dee_pilot, lambda: table_id in dee.session.tables)
             dee.post_message(SitRequested(table_id, 3))  # Dee sits after Cid: hers is the newest token
             await wait_for(dee_pilot, lambda: seated_at(dee, table_id, 3))
             assert isinstance(await ann.request(Start), Ok)
@@ -102,14 +102,16 @@ async def test_a_second_client_of_the_same_player_does_not_offer_the_token(serve
     assert isinstance(seated, Seated)
     first = app_for(server, "Cid")
     async with first.run_test() as first_pilot:
-        await wait_for(first_pilot, lambda: seated.table_id in first.tables)
+        await wait_for(first_pilot, lambda: seated.table_id in first.session.tables)
         first.post_message(SitRequested(seated.table_id, 1))
         await wait_for(first_pilot, lambda: seated_at(first, seated.table_id, 1))
         twin = app_for(server, "Cid")
         async with twin.run_test(size=(120, 40)) as twin_pilot:
-            await wait_for(twin_pilot, lambda: twin.player_name == "Cid" and seated.table_id in twin.tables)
+            await wait_for(
+                twin_pilot, lambda: twin.player_name == "Cid" and seated.table_id in twin.session.tables
+            )
             assert not twin.owns_seat_token and twin.remembered_token() is None
-            assert twin.my_table_id is None
+            assert twin.session.table_id is None
             text = screen_text(twin)
             assert "Another rummy-client here already plays as Cid" in text and "--name" in text
             await first_pilot.pause()
@@ -129,7 +131,7 @@ async def test_a_client_whose_chair_is_taken_over_says_so_and_is_back_in_the_lob
         assert isinstance(await ann.request(AddBot, chair=chair), Ok)
     app = app_for(server, "Cid")
     async with app.run_test(size=(100, 32)) as pilot:
-        await wait_for(pilot, lambda: seated.table_id in app.tables)
+        await wait_for(pilot, lambda: seated.table_id in app.session.tables)
         app.post_message(SitRequested(seated.table_id, 3))
         await wait_for(pilot, lambda: seated_at(app, seated.table_id, 3))
         assert isinstance(await ann.request(Start), Ok)
@@ -141,7 +143,7 @@ async def test_a_client_whose_chair_is_taken_over_says_so_and_is_back_in_the_lob
         await wait_for(pilot, lambda: isinstance(app.screen, NoticeScreen))
         text = screen_text(app)
         assert "Your chair was taken over" in text and "--name" in text
-        assert app.my_table_id is None and app.table_screen is None
+        assert app.session.table_id is None and app.table_screen is None
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is app.lobby)
         assert not any(isinstance(s, TableScreen) for s in app.screen_stack)

@@ -1,28 +1,36 @@
-"""How the screens look (pytest-textual-snapshot): the lobby, the table in each
-part of a turn, the end of a deal and of the game, at 80x24 and at 120x40.
+"""How the screens look (pytest-textual-snapshot): the lobby, the table in each part
+of a turn and late in a deal, the end of a deal and of the game, at 80x24 (the
+smallest terminal we play in), 100x32 and 120x40, and with ``--ascii``.
 
-Everything in the pictures is fixed: seeded games, fixed names, no clock. After a
-deliberate change of looks, review the new pictures and accept them with
-``pytest tests/client/test_snapshots.py --snapshot-update``.
+Everything in the pictures is fixed: seeded games, fixed names, clocks paused.
+After a deliberate change of looks, review the new pictures (as PNGs: rsvg-convert)
+and accept them with ``pytest tests/client/test_snapshots.py --snapshot-update``.
 """
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from textual.pilot import Pilot
 
+from rummy.client.model import TurnTimer
 from rummy.engine import DealResult, Game, TeamScore
-from rummy.protocol import ChatLine, Lobby, Seated, Table, TableOptions
+from rummy.engine.positions import position
+from rummy.protocol import ChatLine, CreateTable, Lobby, Seated, Table, TableOptions
 from tests.client.fakes import offline_app, say, table_info
 from tests.client.harness import TableHarness
 from tests.client.test_table import meld_position
 
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+SIZES = [
+    pytest.param((80, 24), id="80x24"),
+    pytest.param((100, 32), id="100x32"),
+    pytest.param((120, 40), id="120x40"),
+]
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_lobby(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
-    app, _ = offline_app()
+def lobby_app(ascii: bool = False):  # type: ignore[no-untyped-def]
+    app, _ = offline_app(ascii=ascii)
 
     async def setup(pilot: Pilot[None]) -> None:
         say(
@@ -30,9 +38,7 @@ def test_lobby(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-
             Lobby(
                 tables=[
                     table_info(1, "Friday night", ("Bob", "Cy", None, "Di"), creator=0),
-                    table_info(
-                        2, "Quick game", ("Eve", "Bot 2", "Bot 3", "Bot 4"), "playing", bots=(1, 2, 3)
-                    ),
+                    table_info(2, "Quick game", ("Eve", "Dara", "Mina", "Kian"), "playing", bots=(1, 2, 3)),
                     table_info(
                         3,
                         "Pros only",
@@ -43,15 +49,26 @@ def test_lobby(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-
                 ]
             ),
         )
-        say(app, Seated(id=1, table_id=4, chair=0, token="t"), "create")
-        mine = table_info(4, "Ann's table", ("Ann", "Bot 2", None, None), creator=0, bots=(1,))
+        say(app, Seated(id=1, table_id=4, chair=0, token="t"), CreateTable)
+        mine = table_info(4, "Ann's table", ("Ann", "Dara", None, None), creator=0, bots=(1,))
         say(app, Table(table=mine))
         say(
             app, ChatLine(table_id=4, by="server", chair=None, name="", text="Ann created the table.", time=0)
         )
         await pilot.pause()
 
+    return app, setup
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_lobby(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    app, setup = lobby_app()
     assert snap_compare(app, terminal_size=size, run_before=setup)
+
+
+def test_lobby_ascii(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    app, setup = lobby_app(ascii=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -68,8 +85,48 @@ def test_table_meld_or_discard_with_hints(snap_compare, size: tuple[int, int]) -
 
 @pytest.mark.parametrize("size", SIZES)
 def test_table_another_players_turn(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
-    game = Game(7, seating="chosen")  # East is first to play
-    assert snap_compare(TableHarness(game, bots=False), terminal_size=size)
+    """East is to draw, its turn clock paused (a stand-in would show it so)."""
+    app = TableHarness(Game(7, seating="chosen"), bots=False)
+
+    async def setup(pilot: Pilot[None]) -> None:
+        app.table.set_clock(TurnTimer("turn", 3, 47.0, time.monotonic(), paused=True))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=setup)
+
+
+def late_in_a_deal() -> Game:
+    """Thirteen melds, with lay-offs of both teams, a long discard pile, West just played."""
+    sets = [
+        (f"{r}c {r}d {r}h", seat) for r, seat in zip((2, 3, 4, 5, 6, 7, 8, 9), (0, 1, 2, 3) * 2, strict=True)
+    ]
+    runs = [
+        ("Js Qs Ks", 1, (1, 1, 1)),
+        ("Jd Qd Kd Ad", 2, (2, 2, 2, 1)),
+        ("Jc Qc Kc", 3),
+        ("10h Jh Qh Kh", 0, (2, 0, 0, 0)),
+        ("10c 10d 10s", 1),
+    ]
+    return position(
+        ["2s 3s 4s 5s", "6s 7s", "8s", "9s"],
+        melds=[*sets, *runs],
+        discard="Ac Jk Ah Jk2 As Jk3 Jk4",
+        current=0,
+        phase="draw",
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table_late_in_a_deal(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """Nothing hidden: every meld and every pile card shows, even at 80x24."""
+    assert snap_compare(TableHarness(late_in_a_deal(), bots=False), terminal_size=size, press=["h"])
+
+
+def test_table_ascii(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    game = meld_position("7h 8h 9h 2c Qs Ad Kc", melds=[("Jd Qd Kd", 1), ("9c 9s 9d", 2)], discard="Kh")
+    assert snap_compare(
+        TableHarness(game, bots=False, ascii=True), terminal_size=(80, 24), press=["1", "2", "h"]
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -6,15 +6,17 @@ through the screen, and checks what the player sees and which move went out.
 
 from __future__ import annotations
 
-from textual.widgets import Static
+import re
 
 from rummy.client.commands import screen_actions
-from rummy.client.messages import PlayAgainRequested
-from rummy.client.screens.modals import ChooseScreen, ConfirmScreen, HelpScreen
+from rummy.client.messages import HandOrdered, PlayAgainRequested
+from rummy.client.model import TurnTimer
+from rummy.client.screens.help import HelpScreen
+from rummy.client.screens.modals import ChooseScreen, ConfirmScreen
 from rummy.client.screens.results import DealEndScreen, GameEndScreen
 from rummy.client.screens.table import TableScreen
-from rummy.client.widgets.feed import Feed
-from rummy.client.widgets.table.hand import HandView
+from rummy.client.widgets.table.faces import RECENT
+from rummy.client.widgets.table.hand import HandView, sort_cards
 from rummy.client.widgets.table.pile import DiscardPileView
 from rummy.engine import (
     DealResult,
@@ -27,6 +29,7 @@ from rummy.engine import (
     TakeDiscard,
     TeamScore,
     card_text,
+    view_for,
 )
 from rummy.engine.positions import c, cards, position
 from tests.client.conftest import screen_text
@@ -42,12 +45,24 @@ def meld_position(hand: str, melds: list = (), discard: str = "Kd", **kw: object
 
 def log_text(app: TableHarness) -> str:
     """The log of moves, whole (the screen shows its last lines)."""
-    return app.table.query_one("#log", Feed).plain_text
+    return app.table.log_view.plain_text
+
+
+def hand_of(app: TableHarness) -> HandView:
+    return app.table.hand
+
+
+def panel(app: TableHarness, place: str) -> str:
+    """A seat's panel as the player reads it."""
+    widget = app.table.board.seats[place]
+    return "\n".join(
+        line.plain for line in widget.lines(widget.content_size.width, widget.content_size.height)
+    )
 
 
 async def pick(pilot, app: TableHarness, *card_texts: str) -> None:  # type: ignore[no-untyped-def]
     """Select cards by their number keys, as a player would."""
-    hand = app.table.query_one(HandView)
+    hand = hand_of(app)
     for t in card_texts:
         index = hand.order.index(c(t))
         await pilot.press("1234567890"[index])
@@ -60,47 +75,51 @@ async def test_draw_from_the_stock_with_s() -> None:
         assert "Your turn: s draws from the stock" in screen_text(app)
         await pilot.press("s")
         assert app.sent == [DrawStock()]
-        text = screen_text(app)
-        assert "8 cards  to meld or discard" in text
+        assert "8 cards" in panel(app, "south") and "to meld or discard" in panel(app, "south")
         assert "You drew from the stock." in log_text(app)
-        assert "m melds the selected cards" in text
+        assert "m melds the selected cards" in screen_text(app)
 
 
-async def test_discard_ends_the_turn_and_the_bots_play_on() -> None:
-    """R4.3: d discards the card under the cursor (the card just drawn); others play."""
+async def test_a_drawn_card_goes_to_the_right_end_marked_new_and_no_number_moves() -> None:
+    """The numbers under the cards never change by themselves: the drawn card is put
+    at the right end (marked new), not sorted in; the player discards it by its number."""
     app = TableHarness()
     async with app.run_test() as pilot:
+        hand = hand_of(app)
+        before = hand.order
         await pilot.press("s")
         drawn = app.game.hands[0][-1]
-        hand = app.table.query_one(HandView)
-        assert hand.current_card == drawn  # the cursor jumps to the new card
+        assert hand.order == (*before, drawn)  # every other card kept its place
+        assert hand.fresh == {drawn} and "new" in screen_text(app)
+        await pilot.press("8")  # the eighth card: the one just drawn
         await pilot.press("d")
         assert app.sent[-1] == Discard(drawn)
-        assert f"You discarded {card_text(drawn)}." in log_text(app)
+        assert f"You drew from the stock, discarded {card_text(drawn)}." in log_text(app)
         assert app.game.current == 0 and app.game.phase == "draw"  # the bots played their turns
-        assert len(hand.order) == 7
+        assert hand.order[:7] == before  # still in the player's order
 
 
 async def test_select_with_number_keys_then_meld() -> None:
-    """R4.2, R5.2: number keys select cards; m melds them; the meld shows with its team."""
+    """R4.2, R5.2: number keys select cards; m melds them; the meld shows with its team,
+    numbered from 1."""
     app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
     async with app.run_test() as pilot:
         await pick(pilot, app, "7h", "8h", "9h")
         assert "Meld ready: 7♥ 8♥ 9♥" in screen_text(app)
         await pilot.press("m")
         assert app.sent == [MeldMove(tuple(cards("7h 8h 9h")))]
-        text = screen_text(app)
-        assert "You melded 7♥ 8♥ 9♥ (meld 0)." in log_text(app)
-        assert " 0 S  7♥ 8♥ 9♥" in text  # under N–S, laid by South
+        assert "You melded 7♥ 8♥ 9♥ (meld 1)." in log_text(app)
+        assert " 1 │ 7♥│ 8♥│ 9♥│" in screen_text(app)  # in the N–S column, as small faces
 
 
 async def test_space_and_arrows_select_too() -> None:
     """The arrow keys move the cursor and space selects: the selected card is lifted."""
     app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
     async with app.run_test() as pilot:
-        hand = app.table.query_one(HandView)
+        hand = hand_of(app)
         await pilot.press("home", "right", "space")
         assert hand.selected == {hand.order[1]}
+        assert [f.raised for f in hand.faces()] == [False, True, False, False, False]
         await pilot.press("space")
         assert hand.selected == set()
         await pilot.press("space", "escape")
@@ -126,14 +145,15 @@ async def test_lay_off_asks_which_meld_when_several_fit() -> None:
         await pilot.press("l")
         assert isinstance(app.screen, ChooseScreen)
         text = screen_text(app)
-        assert "Bob's run of hearts (meld 0)" in text and "Cyd's set of 8s (meld 1)" in text
+        assert "Bob's run of hearts (meld 1)" in text and "Cyd's set of 8s (meld 2)" in text
         await pilot.press("2")
         assert app.sent == [LayOff(1, c("8h"))]
-        assert "You laid off 8♥ on Cyd's meld 1." in log_text(app)
+        assert "You laid off 8♥ on Cyd's meld 2." in log_text(app)
 
 
-async def test_lay_off_on_an_opponents_meld_shows_who_laid_it() -> None:
-    """R5.5: a card laid off on an opponent's meld is marked with its layer."""
+async def test_lay_off_on_an_opponents_meld_shows_whose_card_it_is() -> None:
+    """R5.5: a card laid off on an opponent's meld stays in that meld, marked as the
+    other team's (underlined, with a line saying what that means)."""
     game = meld_position("8h 2c", melds=[("5h 6h 7h", 1)])
     app = TableHarness(game, bots=False)
     async with app.run_test() as pilot:
@@ -141,17 +161,24 @@ async def test_lay_off_on_an_opponents_meld_shows_who_laid_it() -> None:
         await pilot.press("l")  # one meld fits: no question
         assert app.sent == [LayOff(0, c("8h"))]
         text = screen_text(app)
-        assert "0 W  5♥ 6♥ 7♥ 8♥/S" in text  # the meld stays with E–W, the 8♥ marked S
-        assert "on  0: 8♥/S" in text  # and N–S's column lists the card it scores for them
+        assert "│   1 │ 5♥│ 6♥│ 7♥│ 8♥│" in text  # the meld stays with E–W, in its column
+        assert "underlined: laid off by the other team, and scores for it (R5.5)" in text
+        lines = app.table.melds.lines()
+        eight = next(
+            span for line in lines for span in line.spans if line.plain[span.start : span.end].strip() == "8♥"
+        )
+        assert "underline" in str(eight.style)
 
 
 async def test_clicking_a_meld_lays_the_selected_card_off() -> None:
-    """The mouse: with one card chosen, a click on a meld lays it off there."""
+    """The mouse: with one card selected, a click on a meld lays it off there."""
     game = meld_position("8h 2c", melds=[("5h 6h 7h", 1), ("8c 8d 8s", 2)])
     app = TableHarness(game, bots=False)
     async with app.run_test() as pilot:
         await pick(pilot, app, "8h")
-        await pilot.click("#melds-0", offset=(4, 1))  # N–S column, first meld line: Cyd's 8s
+        melds = app.table.melds
+        spot = next(p for p in melds.placed if p.meld_id == 1)  # Cyd's 8s, in the N–S column
+        await pilot.click(melds, offset=(1 + spot.start + 1, spot.line))
         assert app.sent == [LayOff(1, c("8h"))]
 
 
@@ -171,6 +198,36 @@ async def test_take_from_the_pile_offers_each_use_of_the_target_card() -> None:
         assert "You took 9♥ from the discard pile" in log_text(app)
 
 
+async def test_after_a_take_the_focus_is_back_in_the_hand() -> None:
+    """One focus: after taking from the pile (tab there, enter) the number keys select
+    in the hand again, and d discards the card the player picked there, never one the
+    cursor happened to be on (the issue's lost 10♠)."""
+    game = position(["10s Js 5h 2c", *OTHERS], discard="Kd Qs", current=0, phase="draw")
+    app = TableHarness(game, bots=False)
+    async with app.run_test() as pilot:
+        hand = hand_of(app)
+        await pilot.press("tab")
+        assert app.table.pile.has_focus
+        await pilot.press("enter")  # the Q♠ with J♠ 10♠: a run
+        assert isinstance(app.sent[-1], TakeDiscard) and app.game.phase == "meld"
+        assert hand.has_focus
+        await pilot.press(str(hand.order.index(c("5h")) + 1), "d")
+        assert app.sent[-1] == Discard(c("5h"))
+
+
+async def test_action_keys_from_the_pile_go_back_to_the_hand_first() -> None:
+    """With the focus on the pile and no card selected, d plays nothing: it brings the
+    focus back to the hand (where the cursor then shows) and says so."""
+    app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
+    async with app.run_test(notifications=True) as pilot:
+        await pilot.press("tab")
+        assert app.table.pile.has_focus
+        await pilot.press("d")
+        assert app.sent == [] and hand_of(app).has_focus
+        await pilot.press("tab", "3")  # a number key: the hand's third card, from the pile
+        assert hand_of(app).has_focus and hand_of(app).selected == {hand_of(app).order[2]}
+
+
 async def test_selected_cards_narrow_the_use_of_a_take() -> None:
     """R4.1: with the 9♠ selected, the take makes the set at once, no question asked."""
     game = position(["7h 8h 9s 9d 2c", *OTHERS], discard="Kd 9h", current=0, phase="draw")
@@ -184,12 +241,14 @@ async def test_selected_cards_narrow_the_use_of_a_take() -> None:
 async def test_a_card_with_no_use_cannot_be_taken() -> None:
     """R4.1 ruling: no take without a use of the target card; the client says why."""
     game = position(["7h 8h 2c", *OTHERS], discard="9h Kd", current=0, phase="draw")
+    messages: list[str] = []
     app = TableHarness(game, bots=False)
     async with app.run_test(notifications=True) as pilot:
+        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
         await pilot.press("t")
         await pilot.pause()
         assert app.sent == []
-        assert any("cannot be used now" in n.message for n in app._notifications)
+        assert any("cannot be used now" in m for m in messages)
 
 
 async def test_taking_deeper_takes_every_card_above() -> None:
@@ -198,7 +257,7 @@ async def test_taking_deeper_takes_every_card_above() -> None:
     app = TableHarness(game, bots=False)
     async with app.run_test() as pilot:
         await pilot.press("tab")
-        pile = app.table.query_one(DiscardPileView)
+        pile = app.table.pile
         assert pile.has_focus and pile.cursor == 2
         await pilot.press("left", "left", "enter")
         assert app.sent == [TakeDiscard(0, tuple(cards("7h 8h 9h")), None)]
@@ -210,15 +269,17 @@ async def test_clicking_a_pile_card_takes_from_it() -> None:
     game = position(["7h 8h 2c", *OTHERS], discard="9h Kd Qd", current=0, phase="draw")
     app = TableHarness(game, bots=False)
     async with app.run_test() as pilot:
-        await pilot.click(DiscardPileView, offset=(1 + 14, 1))  # under the top border: the first card
+        pile = app.table.pile
+        first = next(x for x in range(80) if pile.index_at(x, 1) == 0)
+        await pilot.click(DiscardPileView, offset=(1 + first + 1, 1))  # padding, then the 9♥
         assert app.sent == [TakeDiscard(0, tuple(cards("7h 8h 9h")), None)]
 
 
 async def test_clicking_a_hand_card_selects_it() -> None:
     app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
     async with app.run_test() as pilot:
-        hand = app.table.query_one(HandView)
-        await pilot.click(HandView, offset=(1 + 4 * 2 + 1, 1))
+        hand = hand_of(app)
+        await pilot.click(HandView, offset=(1 + 4 * 2 + 2, 2))
         assert hand.selected == {hand.order[2]}
 
 
@@ -244,7 +305,7 @@ async def test_pass_only_when_the_stock_is_empty() -> None:
     app = TableHarness(game, bots=False)
     async with app.run_test() as pilot:
         text = screen_text(app)
-        assert "The stock is empty" in text and " p Pass" in text and "s Draw" not in text
+        assert "The stock is empty" in text and "p Pass" in text and "s Draw" not in text
         await pilot.press("s")
         assert app.sent == []
         await pilot.press("p")
@@ -253,7 +314,7 @@ async def test_pass_only_when_the_stock_is_empty() -> None:
     async with app.run_test() as pilot:
         await pilot.press("p")
         assert app.sent == []
-        assert " p Pass" not in screen_text(app)
+        assert "p Pass" not in screen_text(app)
 
 
 async def test_hints_mark_what_can_be_played() -> None:
@@ -261,7 +322,7 @@ async def test_hints_mark_what_can_be_played() -> None:
     game = meld_position("7h 8h 9h 2c Ad", melds=[("Jd Qd Kd", 1)], discard="Kc")  # A♦ extends the run
     app = TableHarness(game, bots=False)
     async with app.run_test() as pilot:
-        hand = app.table.query_one(HandView)
+        hand = hand_of(app)
         assert hand.hints == set()
         await pilot.press("h")
         assert hand.hints == set(cards("7h 8h 9h Ad"))
@@ -270,36 +331,56 @@ async def test_hints_mark_what_can_be_played() -> None:
         assert hand.hints == set()
 
 
-async def test_sort_by_rank_and_own_order() -> None:
-    """o sorts by rank instead of suit; shift+arrows (or < >) make an own order."""
-    app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
-    async with app.run_test() as pilot:
-        hand = app.table.query_one(HandView)
-        assert hand.order == tuple(cards("2c 7h 8h 9h Qs"))
+async def test_sort_by_rank_and_own_order_kept() -> None:
+    """o sorts by rank (again: by suit); shift+arrows (or < >) make an own order, which
+    stays until the next sort. Every change is told to the app, to be remembered."""
+    app = TableHarness(meld_position("7h 8h 9h 2c Qs Kc"), bots=False)
+    orders: list[tuple[int, ...]] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, HandOrdered):
+            orders.append(message.order)
+
+    async with app.run_test(message_hook=hook) as pilot:
+        hand = hand_of(app)
+        assert hand.order == tuple(cards("2c Kc 7h 8h 9h Qs"))  # a new hand: by suit
         await pilot.press("o")
-        assert hand.order == tuple(cards("2c 7h 8h 9h Qs"))  # the same here, by rank
+        assert hand.order == tuple(cards("2c 7h 8h 9h Qs Kc"))
         await pilot.press("home", "shift+right")
-        assert hand.order == tuple(cards("7h 2c 8h 9h Qs")) and hand.sort_mode == "own"
+        assert hand.order == tuple(cards("7h 2c 8h 9h Qs Kc"))
         await pilot.press("greater_than_sign")
-        assert hand.order == tuple(cards("7h 8h 2c 9h Qs"))
+        assert hand.order == tuple(cards("7h 8h 2c 9h Qs Kc"))
+        await pilot.pause()
+        assert orders[-1] == hand.order
 
 
-async def test_help_shows_every_key() -> None:
-    """? lists every key of the table screen and of the hand."""
+async def test_help_shows_every_key_how_to_play_and_the_rule_book() -> None:
+    """? lists every key of the table screen; a long sentence wraps under its own column;
+    2 turns to how to play, 3 to the rule book (the project's, with every rule)."""
     app = TableHarness()
-    async with app.run_test(size=(100, 60)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        help_text = app.screen.query_one(Static).render()
-        key_column = {line[2:24].strip() for line in str(help_text).splitlines()}
-        keys = {b.key.split(",")[0].replace("question_mark", "?") for b in TableScreen.BINDINGS}
+        help_screen = app.screen
+        lines = [line.plain for line in help_screen.page_lines("keys")]
+        keys = {b.key.split(",")[0].replace("question_mark", "?") for b in TableScreen.BINDINGS if b.show}
+        key_column = {line[2:25].strip() for line in lines}
         for key in keys:
             assert any(key in column.split(" / ") or key == column.split(" ")[0] for column in key_column), (
                 key
             )
-        text = screen_text(app)
-        for words in ("shift+left/right", "1 … 9, 0", "space", "ctrl+p", "escape"):
-            assert words in text
+        for line in lines:  # nothing runs into the key column
+            if line.startswith("  ") and line[2:25].strip() == "":
+                assert line[:26].strip() == "", line
+        assert "Keys at the table" in screen_text(app)
+        assert {"shift+left/right, < >", "1 … 9, 0"} <= key_column
+        await pilot.press("2")
+        assert "How to play, in two minutes" in screen_text(app)
+        await pilot.press("3")
+        rules = "\n".join(line.plain for line in help_screen.page_lines("rules"))
+        for rule in ("R1.1", "R4.1", "R9.2"):
+            assert rule in rules
+        assert "Persian Rummy" in screen_text(app)
         await pilot.press("escape")
         assert isinstance(app.screen, TableScreen)
 
@@ -309,7 +390,7 @@ async def test_command_palette_offers_the_actions_that_apply() -> None:
     app = TableHarness()
     async with app.run_test() as pilot:
         titles = [title for title, _, _ in screen_actions(app.screen)]
-        assert {"Draw", "Take", "Hints", "Sort", "Chat", "Keys", "Quit"} <= set(titles)
+        assert {"Draw", "Take", "Hints", "Sort", "Chat", "Help", "Quit"} <= set(titles)
         assert "Discard" not in titles  # not in the draw part of the turn
         await pilot.press("ctrl+p")
         await pilot.press(*"Draw")
@@ -339,7 +420,7 @@ async def test_chat_is_sent_and_shown_as_plain_text() -> None:
         await pilot.press("c", *"hi [b]all[/b]", "enter")
         assert app.chat == ["hi [b]all[/b]"]
         assert "Ann: hi [b]all[/b]" in screen_text(app)
-        assert app.table.query_one(HandView).has_focus  # back to the cards
+        assert hand_of(app).has_focus  # back to the cards
 
 
 async def test_watching_shows_no_hand_and_no_actions() -> None:
@@ -351,6 +432,114 @@ async def test_watching_shows_no_hand_and_no_actions() -> None:
         assert "(no cards in hand)" in text
         await pilot.press("s")
         assert app.sent == []
+
+
+async def test_the_players_sit_around_the_table() -> None:
+    """R9.1: oneself at the bottom, the partner across, the opponents left (the next to
+    play) and right; each with name, team, cards held (backs), dealer, whose turn."""
+    app = TableHarness(Game(7, seating="chosen"), bots=False)  # East is first to play
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert "North" in panel(app, "north") and "Cyd (bot, partner)" in panel(app, "north")
+        assert "West" in panel(app, "west") and "Bob (bot)" in panel(app, "west")
+        east = panel(app, "east")
+        assert "East" in east and "Dee (bot)" in east and "▮▮▮▮▮▮▮ 7" in east and "to draw" in east
+        assert app.table.board.seats["east"].has_class("-turn")
+        assert not app.table.board.seats["west"].has_class("-turn")
+        assert "You, South" in panel(app, "south") and "7 cards" in panel(app, "south")
+
+
+async def test_what_the_last_player_did_stays_marked_until_another_moves() -> None:
+    """The cards the last player melded and discarded are marked on the table (and
+    said in their panel) until the next player moves."""
+    game = position(["2h 3h", "7c 8c 9c Kh 2s", "Js", "Qd"], discard="Kd", current=1, phase="meld")
+    app = TableHarness(game, seat=0, bots=False)
+    async with app.run_test() as pilot:
+        events = app.game.apply(MeldMove(tuple(cards("7c 8c 9c"))))
+        events += app.game.apply(Discard(c("Kh")))
+        app.show(events)
+        await pilot.pause()
+        assert "melded, discarded K♥" in panel(app, "west")
+        assert "▮ 1" in panel(app, "west")  # and the cards West holds
+        assert app.table.pile.recent == c("Kh")  # the top of the pile, marked
+        meld_line = next(line for line in app.table.melds.lines() if "7♣" in line.plain)
+        marked = [s for s in meld_line.spans if RECENT.lower() in str(s.style).lower()]
+        assert marked  # the new meld's cards, marked
+        app.show(app.game.apply(DrawStock()))  # North moves: West's marks are gone
+        await pilot.pause()
+        assert app.table.recent.seat == 2 and "melded" not in panel(app, "west")
+        assert app.table.pile.recent is None
+
+
+async def test_every_meld_stays_in_view_at_80x24() -> None:
+    """Nothing on the table is hidden: twelve melds (and more) all show at 80x24."""
+    sets = [
+        (f"{r}c {r}d {r}h", seat)
+        for r, seat in zip((2, 3, 4, 5, 6, 7, 8, 9, 10), (0, 1, 2, 3) * 3, strict=False)
+    ]
+    runs = [("Js Qs Ks As", 1), ("Jd Qd Kd", 2), ("Jc Qc Kc", 3), ("Jh Qh Kh", 0)]
+    hand = "2s 3s 4s 5s 6s 7s 8s"
+    others = ["9s", "10s", "Ac"]
+    game = position([hand, *others], melds=[*sets, *runs], discard="Ad", current=0, phase="meld")
+    app = TableHarness(game, bots=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("h")  # hints mark melds too: they must be visible as well
+        text = screen_text(app)
+        assert len(game.melds) == 13
+        for meld in game.melds:
+            shown = re.search(rf"(^|\s|•){meld.id + 1} ", text, re.MULTILINE)
+            assert shown, f"meld {meld.id + 1} is not on the screen"
+            assert card_text(meld.cards[-1]) in text
+        assert app.table.melds.region.bottom <= app.table.board.prompt.region.y  # not drawn over
+
+
+async def test_tab_goes_round_the_table_and_escape_comes_back() -> None:
+    app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
+    async with app.run_test() as pilot:
+        table = app.table
+        await pilot.press("tab")
+        assert table.pile.has_focus
+        await pilot.press("tab")
+        assert table.melds.has_focus
+        await pilot.press("tab")
+        assert table.log_view.has_focus
+        await pilot.press("tab", "tab")
+        assert hand_of(app).has_focus  # round again: chat line, hand
+        await pilot.press("tab", "escape")
+        assert hand_of(app).has_focus
+
+
+async def test_the_turn_clock_ticks_and_stands_still_while_offline() -> None:
+    """The turn clock counts down in the panel of the seat to act, and shows that it is
+    paused while the connection is down (the server's clock cannot be read)."""
+    app = TableHarness()
+    async with app.run_test() as pilot:
+        import time
+
+        app.table.set_clock(TurnTimer("turn", 0, 42.0, time.monotonic()))
+        await pilot.pause()
+        assert "0:42" in panel(app, "south") or "0:41" in panel(app, "south")
+        app.table.set_offline(True)
+        await pilot.pause()
+        assert "0:42 paused" in panel(app, "south")
+        assert not app.table.ticking  # nothing ticks meanwhile
+
+
+async def test_the_bell_rings_when_it_becomes_your_turn() -> None:
+    rings: list[int] = []
+    game = Game(7, seating="chosen")  # East plays first, then South
+    app = TableHarness(game, bots=False)
+    app.table.bell = True
+    async with app.run_test() as pilot:
+        app.bell = lambda: rings.append(1)  # type: ignore[method-assign]
+        await pilot.pause()
+        assert rings == []  # not South's turn yet
+        app.game.apply(DrawStock())
+        app.show(app.game.apply(Discard(app.game.hands[3][0])))
+        await pilot.pause()
+        assert rings == [1]
+        app.show([])
+        assert rings == [1]  # once per turn
 
 
 async def test_deal_end_shows_every_hand_and_the_scores() -> None:
@@ -380,6 +569,9 @@ async def test_deal_end_shows_every_hand_and_the_scores() -> None:
         await pilot.pause()
         assert app.game.deal == 2
         assert "Deal 2 of 2 begins." in log_text(app)
+        # A new hand, sorted and numbered afresh (not appended to what was left).
+        hand = hand_of(app)
+        assert hand.order == tuple(sort_cards(app.game.hands[0], "suit")) and hand.fresh == set()
 
 
 async def test_game_end_shows_the_winner_and_offers_another_game() -> None:
@@ -411,20 +603,41 @@ async def test_game_end_shows_the_winner_and_offers_another_game() -> None:
         assert any(isinstance(m, PlayAgainRequested) for m in posted)
 
 
-async def test_tab_goes_round_and_the_melds_scroll_by_keyboard() -> None:
-    """With many melds at 80x24 the melds scroll with the arrow keys once focused (tab)."""
-    melds = [(f"{r}c {r}d {r}h", 1) for r in (2, 3, 4, 5, 6, 7, 8)]
-    others = ["Js Qs", "Jd Qd", "Kc Kd"]
-    game = position(["9s 10s 2s", *others], melds=melds, discard="Ah", current=0, phase="meld")
-    app = TableHarness(game, bots=False)
+async def test_the_board_draws_a_stored_game_without_a_connection() -> None:
+    """A replay's way: a plain app with a TableBoard, shown the views of a stored game
+    move by move (here, as a spectator sees them), with no server and no table screen."""
+    from textual.app import App, ComposeResult
+
+    from rummy.client.model import Recent, Seats
+    from rummy.client.scene import Scene
+    from rummy.client.widgets.table.board import TableBoard
+
+    class Replay(App[None]):
+        def compose(self) -> ComposeResult:
+            yield TableBoard(id="board")
+
+    game = Game(3, seating="chosen")
+    app = Replay()
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = app.query_one(TableBoard)
+        recent = Recent()
+        for _ in range(6):
+            recent = recent.after(game.apply(game.legal_moves()[0]))
+            board.show(Scene(view_for(game, None), Seats(), recent=recent))
+            await pilot.pause()
+        assert board.scene is not None and board.scene.seat_at("south") == 0
+        text = screen_text(app)
+        assert "Deal 1 of 2" in text and "West" in text and "North" in text and "East" in text
+        assert "(no cards in hand)" in text  # a spectator's view has no hand
+
+
+async def test_a_new_deal_deals_a_new_hand_sorted_afresh() -> None:
+    """A card of the last deal's hand may come again in the next: the new hand is still
+    a new hand (sorted, numbered from the left), not the old one with cards added."""
+    app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
     async with app.run_test() as pilot:
-        melds_view = app.table.query_one("#melds")
-        assert melds_view.max_scroll_y > 0  # more melds than rows
-        await pilot.press("tab", "tab")
-        assert melds_view.has_focus
-        await pilot.press("down", "down")
-        assert melds_view.scroll_y == 2
-        await pilot.press("tab", "tab", "tab")
-        assert app.table.query_one(HandView).has_focus  # round again: log, chat, hand
-        await pilot.press("tab", "escape")
-        assert app.table.query_one(HandView).has_focus
+        await pilot.press("home", "shift+right")  # an own order in deal 1
+        app.game = position(["Qs 3h 9c", *OTHERS], current=0, phase="draw", deal=2)
+        app.show([])
+        await pilot.pause()
+        assert hand_of(app).order == tuple(cards("9c 3h Qs")) and hand_of(app).fresh == set()

@@ -13,6 +13,7 @@ from rummy.client.connection import Connection, ConnectionChanged, ServerSaid
 from rummy.engine import Event, PlayerView
 from rummy.engine.bots import make_bot
 from rummy.protocol import (
+    ClientMessage,
     Error,
     GameUpdate,
     Lobby,
@@ -54,8 +55,8 @@ class HeadlessPlayer:
         await self.until(lambda p: p.welcome is not None)
         return self
 
-    def send(self, kind: str, factory: Any, **fields: Any) -> int:
-        request_id = self.connection.request(kind, factory, **fields)
+    def send(self, kind: type[ClientMessage], **fields: Any) -> int:
+        request_id = self.connection.request(kind, **fields)
         assert request_id is not None, "not connected"
         return request_id
 
@@ -116,12 +117,10 @@ class HeadlessPlayer:
                 return
             answered = self.moves
             if view.phase == "deal_over":
-                await self.answer(self.send("ready", Ready))
+                await self.answer(self.send(Ready))
                 continue
             move = self.bot.choose(view)
-            reply = await self.answer(
-                self.send("move", MoveRequest, move=move_to_wire(move), after=self.moves)
-            )
+            reply = await self.answer(self.send(MoveRequest, move=move_to_wire(move), after=self.moves))
             assert not isinstance(reply, Error), reply
 
     async def close(self) -> None:

@@ -115,17 +115,20 @@ async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_
 
         # The game: bots move at once, so it is soon this player's turn to draw.
         await term.wait_for("Your turn: s draws")
-        seat = (await term.wait_for(r"▶ (\w+)\s+Ann\s+you\S*\s+\S+\s+7 cards")).group(1)
+        # Ann's own panel, by her hand: "▶ You, West  E–W", her name, "7 cards".
+        seat = (await term.wait_for(r"▶ You, (\w+)\s+\S+\s+\S*\s*Ann\s")).group(1)
+        await term.wait_for(r"\b7 cards\b")
         await term.press("s")
         await term.wait_for("You drew from the stock")
-        await term.wait_for(rf"{seat}\s+Ann\s+you\S*\s+\S+\s+8 cards")
-        hand = (await term.wait_for(r"\n( +(?:\S+ +){7}\S+)\n +1 +2 +3 +4 +5 +6 +7 +8")).group(1)
+        await term.wait_for(r"\b8 cards\b")
+        hand = (await term.wait_for(r"(│(?:[^│\n]{3,5}│){8})")).group(1)  # the faces of the fan
         [first_client] = web_server.clients()
 
         # A reload is a new page and a new client, in the same seat with the same hand.
         await page.reload()
         await term.wait_for("You are back at your seat")
-        await term.wait_for(rf"{seat}\s+Ann\s+you\S*\s+\S+\s+8 cards")
+        await term.wait_for(rf"You, {seat}\b")
+        await term.wait_for(r"\b8 cards\b")
         assert hand in term.text()
         assert term.sockets == 2
         await _poll(lambda: len(web_server.clients()) == 1 and first_client not in web_server.clients())

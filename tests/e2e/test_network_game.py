@@ -86,15 +86,15 @@ async def test_four_clients_play_a_whole_game(
         # Ann creates a table from the lobby with the keyboard.
         await pilot.press("n")
         await pilot.press(*"Loopback", "ctrl+s")
-        await until(lambda: app.my_table is not None)
-        assert app.my_table is not None
-        table_id = app.my_table.table_id
+        await until(lambda: app.session.table is not None)
+        assert app.session.table is not None
+        table_id = app.session.table.table_id
         # Three more players sit down, each on their own connection.
         for chair, player in enumerate(others, start=1):
             await player.start()
             await player.until(lambda p: p.lobby is not None and table_id in p.lobby)
-            await player.answer(player.send("sit", Sit, table_id=table_id, chair=chair))
-        await until(lambda: app.my_table is not None and all(c.name for c in app.my_table.chairs))
+            await player.answer(player.send(Sit, table_id=table_id, chair=chair))
+        await until(lambda: app.session.table is not None and all(c.name for c in app.session.table.chairs))
         assert "Bob" in screen_text(app)
         await pilot.press("g")  # the creator starts
         await until(lambda: isinstance(app.screen, TableScreen))
@@ -119,10 +119,10 @@ async def test_four_clients_play_a_whole_game(
                 view is not None
                 and view.phase in ("draw", "meld")
                 and view.my_turn
-                and app.moves_seen != answered
+                and app.session.moves_seen != answered
                 and app.move_request is None
             ):
-                answered = app.moves_seen
+                answered = app.session.moves_seen
                 table.post_message(PlayMove(bot.choose(view)))
             await pilot.pause(0.005)
         else:

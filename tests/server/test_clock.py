@@ -6,7 +6,7 @@ import random
 
 from rummy.engine.bots import make_bot
 from rummy.net import Client
-from rummy.protocol import Clock, Ok, Rejoin, TableOptions, Watch, Watching
+from rummy.protocol import Clock, GameUpdate, Ok, Rejoin, TableOptions, Watch, Watching
 from rummy.protocol.wire import DealStartedWire
 from rummy.server import start_server
 from rummy.server.clock import TurnClock
@@ -44,6 +44,11 @@ async def test_when_the_turn_timer_runs_out_the_server_plays_the_turn() -> None:
         await ann.until(
             lambda c: c.view is not None and (c.view.current != seat or c.view.phase != "draw"), timeout=10
         )
+        # The moves the server made for her say so; the seated bots' moves are their own.
+        games = [m for m in ann.received if isinstance(m, GameUpdate) and m.events]
+        hers = [g for g in games if any(getattr(e, "seat", None) == seat for e in g.events)]
+        assert hers and all(g.auto == "timer" for g in hers)
+        assert all(g.auto is None for g in games if g not in hers)
         await close_all(clients)
     finally:
         await server.close()

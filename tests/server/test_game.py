@@ -158,6 +158,6 @@ async def test_lobby_lists_tables_and_their_changes(server: Server) -> None:
     clients, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
     await looker.until(lambda c: table_id in c.lobby and c.lobby[table_id].status == "playing")
     info = looker.lobby[table_id]
-    assert [ch.name for ch in info.chairs] == ["Ann", "Bot 2", "Bot 3", "Bot 4"]
+    assert [ch.name for ch in info.chairs] == ["Ann", "Dara", "Mina", "Kian"]
     assert isinstance(await looker.request(LobbySubscribe, on=False), Ok)
     await close_all([*clients, looker])

@@ -11,6 +11,10 @@ is known, and each frame is checked twice:
 - independently: no card in it (hands, pile, melds, events) is one the recipient could
   not see both before and after that move (the stock, and other players' hands while
   a deal is on); every other frame holds no card at all.
+
+A ``game`` frame sent on joining also tells the deal so far (``history``): it must be
+exactly the true events of the deal's moves, and each step is checked against what
+was hidden when that move was made.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any
 import msgpack
 import msgspec
 
-from rummy.engine import Game, GameRecord, view_for
+from rummy.engine import DealStarted, Game, GameRecord, view_for
 from rummy.net import Client
 from rummy.protocol import Watch, Watching, event_to_wire, view_to_wire
 from rummy.server import Server
@@ -68,6 +72,12 @@ class Truth:
             self.events.append(game.apply(move))
             self.states.append(game.clone())
 
+    def deal_so_far(self, n: int) -> range:
+        """The steps of the deal under way after ``n`` moves: from the one that started
+        it (the opening, or a next deal) to move ``n``."""
+        start = max(k for k in range(n + 1) if any(isinstance(e, DealStarted) for e in self.events[k]))
+        return range(start, n + 1)
+
     def hidden(self, n: int, seat: int | None) -> set[int]:
         """R9.2: the stock always; the other hands while the deal is being played."""
         g = self.states[n]
@@ -97,9 +107,19 @@ def check_frames(frames: list[bytes], seat: int | None, truth: Truth) -> int:
         assert message["view"] == expected, f"frame after move {n} differs from the view R9 allows"
         if message["events"]:
             assert message["events"] == [plain(event_to_wire(e)) for e in truth.events[n]]
-        secret = truth.hidden(n, seat) & truth.hidden(max(n - 1, 0), seat)
         # The partner draw uses a pack of its own, and deal results belong to ended deals.
-        shown = cards_in(message, skip=frozenset({"rounds", "results", "result"}))
+        skip = frozenset({"rounds", "results", "result", "history"})
+        history = message.get("history")
+        if history is not None:  # sent on joining: the deal so far
+            steps = truth.deal_so_far(n)
+            assert [step["events"] for step in history] == [
+                [plain(event_to_wire(e)) for e in truth.events[k]] for k in steps
+            ]
+            for step, k in zip(history, steps, strict=True):
+                then = truth.hidden(k, seat) & truth.hidden(max(k - 1, 0), seat)
+                assert not cards_in(step, skip) & then, f"history step {k} shows hidden cards"
+        secret = truth.hidden(n, seat) & truth.hidden(max(n - 1, 0), seat)
+        shown = cards_in(message, skip=skip)
         assert not shown & secret, f"hidden cards {sorted(shown & secret)} sent to seat {seat}"
         checked += 1
     return checked

@@ -44,7 +44,7 @@ async def test_lobby_changes_are_coalesced() -> None:
         await looker.until(lambda c: seated.table_id in c.lobby)
         pushes = [m for m in looker.received if isinstance(m, LobbyTable)]
         assert len(pushes) == 1
-        assert [ch.name for ch in pushes[0].table.chairs] == ["Ann", "Bot 2", "Bot 3", "Bot 4"]
+        assert [ch.name for ch in pushes[0].table.chairs] == ["Ann", "Dara", "Mina", "Kian"]
         await close_all([looker, ann])
     finally:
         await server.close()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from rummy.engine import view_for
+from pathlib import Path
+
+from rummy.engine import Game, view_for
 from rummy.net import Client
 from rummy.protocol import (
     PROTOCOL_VERSION,
     CreateTable,
     Error,
+    GameUpdate,
     Hello,
     Leave,
     Ok,
@@ -17,6 +20,7 @@ from rummy.protocol import (
     TableOptions,
     Welcome,
     errors,
+    event_from_wire,
 )
 from rummy.protocol.wire import StockDrawnWire
 from rummy.server import Server, start_server
@@ -41,6 +45,15 @@ async def test_a_dropped_player_is_shown_away_and_returns_with_the_token(server:
     assert table.game is not None
     seat = table.game.partner_draw.seat_of_player[1]
     assert back.view == view_for(table.game, seat)  # the whole view, the hand included
+    # ... and the story of the deal so far, to show in the log: every move of it, in order.
+    assert back.game is not None and back.game.events == [] and back.game.history is not None
+    told = [event_from_wire(e) for step in back.game.history for e in step.events]
+    replay = Game(table.game.seed, table.game.seating)
+    expected = list(replay.opening_events)
+    for move in table.game.moves:
+        expected += replay.apply(move)
+    assert told == expected  # deal 1 (12 moves in): the opening and every move since
+    assert all(step.auto is None for step in back.game.history)
     for c in (clients[0], clients[2], clients[3]):
         await c.until(lambda c: c.table is not None and c.table.chairs[1].present)
     clients[1] = back
@@ -49,7 +62,9 @@ async def test_a_dropped_player_is_shown_away_and_returns_with_the_token(server:
     await close_all(clients)
 
 
-async def test_with_on_drop_bot_a_bot_plays_the_absent_seat_until_it_returns(server: Server) -> None:
+async def ann_drops(server: Server) -> tuple[Client, list[str], int, int]:
+    """Ann and Bob with two bots at a table whose stand-in bot plays for the away; Ann
+    drops at once. Returns Bob, the seat tokens, the table id and Ann's seat."""
     clients, tokens, table_id = await table_of_four(
         server, names=("Ann", "Bob"), bots=2, options=TableOptions(on_drop="bot")
     )
@@ -58,6 +73,11 @@ async def test_with_on_drop_bot_a_bot_plays_the_absent_seat_until_it_returns(ser
     assert ann.game is not None and ann.game.seat is not None
     ann_seat = ann.game.seat
     await ann.close()
+    return bob, tokens, table_id, ann_seat
+
+
+async def test_with_on_drop_bot_a_bot_plays_the_absent_seat_until_it_returns(server: Server) -> None:
+    bob, tokens, table_id, ann_seat = await ann_drops(server)
 
     def ann_seat_played(c: Client) -> bool:
         return any(
@@ -70,10 +90,20 @@ async def test_with_on_drop_bot_a_bot_plays_the_absent_seat_until_it_returns(ser
     # Bob keeps playing; Ann's seat is played by a stand-in bot meanwhile.
     await play_all([bob], stop_after=30)
     await bob.until(ann_seat_played)
+    stood_in = [
+        m
+        for m in bob.received
+        if isinstance(m, GameUpdate) and any(getattr(e, "seat", None) == ann_seat for e in m.events)
+    ]
+    assert stood_in and all(m.auto == "stand_in" for m in stood_in)  # said so, for everyone's log
     back = await connect(server, "Ann")
     seated = await back.request(Rejoin, token=tokens[0])
     assert isinstance(seated, Seated) and (seated.table_id, seated.chair) == (table_id, 0)
     await back.until(lambda c: c.view is not None and c.table is not None and c.table.chairs[0].present)
+    # Back at the table, Ann is told the deal so far, her stand-in's moves marked.
+    assert back.game is not None and back.game.history is not None
+    told = [(step.auto, e) for step in back.game.history for e in step.events]
+    assert any(auto == "stand_in" and getattr(e, "seat", None) == ann_seat for auto, e in told)
     await play_all([back, bob])
     assert back.view is not None and back.view.phase == "game_over"
     await close_all([back, bob])
@@ -140,5 +170,34 @@ async def test_a_table_nobody_comes_back_to_is_closed() -> None:
         gone = await late.request(Rejoin, token=seated.token)
         assert isinstance(gone, Error) and gone.code == errors.BAD_TOKEN
         await close_all([looker, late])
+    finally:
+        await server.close()
+
+
+async def test_the_story_of_the_deal_keeps_who_played_across_a_restart(tmp_path: Path) -> None:
+    """A stand-in's moves are stored as such: after a restart the deal's story still says so."""
+    db = tmp_path / "rummy.db"
+    server = await start_server("127.0.0.1", 0, db, **FAST)
+    try:
+        bob, tokens, _, ann_seat = await ann_drops(server)
+        await play_all([bob], stop_after=12)
+        await bob.until(
+            lambda c: any(
+                isinstance(m, GameUpdate) and m.auto == "stand_in" and m.view.deal == 1 for m in c.received
+            )
+        )
+        await bob.close()
+    finally:
+        await server.close()
+    server = await start_server("127.0.0.1", 0, db, **FAST)
+    try:
+        back = await Client.connect(server.host, server.port)
+        await back.request(Hello, version=PROTOCOL_VERSION, name="Ann", token=tokens[0], lobby=False)
+        await back.until(lambda c: c.game is not None)
+        assert back.game is not None and back.game.history is not None
+        steps = [(step.auto, event_from_wire(e)) for step in back.game.history for e in step.events]
+        assert any(auto == "stand_in" and getattr(e, "seat", None) == ann_seat for auto, e in steps)
+        assert all(auto is None for auto, e in steps if getattr(e, "seat", ann_seat) != ann_seat)
+        await back.close()
     finally:
         await server.close()

@@ -18,13 +18,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from rummy.engine import Game, GameRecord, move_from_data, view_for
+from rummy.engine import DealStarted, Game, GameRecord, move_from_data, view_for
 from rummy.engine.bots import make_bot
 from rummy.net import Client
 from rummy.protocol import (
     PROTOCOL_VERSION,
     AddBot,
     CreateTable,
+    GameUpdate,
     Hello,
     Ok,
     Seated,
@@ -32,6 +33,8 @@ from rummy.protocol import (
     Start,
     TableOptions,
     Welcome,
+    event_from_wire,
+    view_from_wire,
 )
 
 from .game_helpers import play, play_all
@@ -151,6 +154,12 @@ async def test_sigkill_mid_game_loses_nothing_acknowledged(tmp_path: Path) -> No
         assert ann.game is not None and ann.view is not None
         first_seen = (ann.game.moves, ann.view)  # the bots may have moved on already
         assert first_seen[0] >= len(record.moves)
+        # The log survives the restart: the deal so far is told again, from storage, in
+        # the first game push (later ones may have come already: the bots play on).
+        joined = next(m for m in ann.received if isinstance(m, GameUpdate))
+        assert (joined.history is not None and joined.moves == first_seen[0]) or joined is not ann.game
+        told = [event_from_wire(e) for step in joined.history for e in step.events]
+        first_seen = (joined.moves, view_from_wire(joined.view))
         await cy.until(lambda c: c.table is not None)
         assert cy.table is not None and cy.table.status == "waiting" and cy.table.options.on_drop == "bot"
         await play_all([ann, bob])
@@ -165,3 +174,9 @@ async def test_sigkill_mid_game_loses_nothing_acknowledged(tmp_path: Path) -> No
     assert final.moves[: len(record.moves)] == record.moves  # nothing lost, nothing changed
     n, view = first_seen
     assert view == view_for(Game.replay(GameRecord(final.seed, final.seating, final.moves[:n])), view.seat)
+    replay = Game(final.seed, final.seating)
+    story = list(replay.opening_events)  # the deal's story: from its start to move n
+    for move in final.moves[:n]:
+        events = replay.apply(move)
+        story = events if any(isinstance(e, DealStarted) for e in events) else story + events
+    assert told == story

@@ -132,6 +132,7 @@ async def test_leave_remove_bot_and_closing_change_nothing_when_not_saved(server
     watcher = await connect(server, "Wes", lobby=True)
     await watcher.until(lambda c: table_id in c.lobby)
     table = server.lobby.tables[table_id]
+    bot = table.chairs[2].name if table.chairs[2] is not None else None
     with disk_full(server.storage):
         for c, request, kw in ((bob, Leave, {}), (ann, RemoveBot, {"chair": 2}), (ann, Leave, {})):
             refused = await c.request(request, **kw)
@@ -140,10 +141,10 @@ async def test_leave_remove_bot_and_closing_change_nothing_when_not_saved(server
         bob_alone = await bob.request(Leave)  # ...and so is closing, when the last one goes
         assert isinstance(bob_alone, Error)
     assert server.lobby.tables.get(table_id) is table
-    assert [c.name if c else None for c in table.chairs] == ["Ann", "Bob", "Bot 3", None]
+    assert [c.name if c else None for c in table.chairs] == ["Ann", "Bob", bot, None]
     assert ann.table is not None and ann.table.chairs[1].present  # nobody was told otherwise
     info = watcher.lobby[table_id]
-    assert [c.name for c in info.chairs] == ["Ann", "Bob", "Bot 3", None]
+    assert [c.name for c in info.chairs] == ["Ann", "Bob", bot, None]
     # Once the disk has room again, the same requests do what they say.
     assert isinstance(await ann.request(RemoveBot, chair=2), Ok)
     assert isinstance(await ann.request(Leave), Ok)
@@ -169,3 +170,23 @@ async def test_a_table_closed_by_the_sweeper_stays_open_until_that_is_saved() ->
         assert table.closed
     finally:
         await server.close()
+
+
+def test_a_database_of_an_older_server_is_upgraded(tmp_path: Path) -> None:
+    """Moves stored before they said who played them (``auto``) still load; new ones say."""
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as con:
+        con.execute(
+            "CREATE TABLE moves (game_id INTEGER NOT NULL, n INTEGER NOT NULL, move TEXT NOT NULL,"
+            " at REAL NOT NULL, PRIMARY KEY (game_id, n))"
+        )
+        con.execute('INSERT INTO moves VALUES (1, 0, \'{"type": "draw_stock"}\', 0)')
+    storage = Storage(db)
+
+    async def write() -> None:
+        await storage.write([storage.add_move(1, 1, {"type": "pass"}, "timer")])
+        await storage.close()
+
+    asyncio.run(write())
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT n, auto FROM moves ORDER BY n").fetchall() == [(0, None), (1, "timer")]

@@ -1,9 +1,13 @@
 """The lobby: every table with its chairs and status (kept live by the server's
-pushes), and one's own table while it waits for players."""
+pushes), the chosen table in words, and one's own table while it waits for players.
+
+It reads where this client stands from the app's ``Session`` and changes nothing
+there itself: what the player asks for goes to the app as a message.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,8 +18,9 @@ from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.coordinate import Coordinate
+from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from rummy.engine import SEAT_NAMES
 from rummy.protocol import BotLevel, ChairInfo, TableInfo
@@ -31,20 +36,40 @@ from ..messages import (
     StartRequested,
     WatchRequested,
 )
+from ..session import Session
 from ..widgets.feed import Feed
+from ..widgets.keys import KeyBar
 from ..widgets.status import ConnectionBanner
-from .modals import ChooseScreen, HelpScreen
+from .modals import ChooseScreen
 from .new_table import NewTableScreen
 
 STATUS_WORDS = {"waiting": "waiting", "playing": "playing", "finished": "game over"}
+NO_CHAT = "Sit at or watch a table to chat with the people there."
+CHAT = "Chat with the people at your table: c, then type (enter sends)."
+
+
+def options_short(info: TableInfo) -> str:
+    """The options in a few words, for the list: 'drawn, 60 s, bot'."""
+    o = info.options
+    seating = "drawn" if o.seating == "draw" else "as seated"
+    timer = f"{o.turn_seconds} s" if o.turn_seconds else "no timer"
+    drop = "bot" if o.on_drop == "bot" else "waits"
+    return f"{seating}, {timer}, {drop}"
 
 
 def options_words(info: TableInfo) -> str:
+    """The options in full, for the chosen table."""
     o = info.options
-    seating = "drawn partners" if o.seating == "draw" else "seated partners"
-    timer = f"{o.turn_seconds} s turns" if o.turn_seconds else "no timer"
-    drop = "bot on drop" if o.on_drop == "bot" else "waits on drop"
-    return f"{seating}, {timer}, {drop}"
+    seating = (
+        "partners drawn (R2.2)" if o.seating == "draw" else "partners as seated, chairs 1+3 and 2+4 (R2.4)"
+    )
+    timer = f"{o.turn_seconds} s per turn" if o.turn_seconds else "no turn timer"
+    drop = (
+        "a bot plays for a player who drops"
+        if o.on_drop == "bot"
+        else "the game waits for a player who drops"
+    )
+    return f"{seating}; {timer}; {drop}"
 
 
 def bot_word(chair: ChairInfo) -> str:
@@ -60,22 +85,61 @@ BOT_LEVEL_CHOICES: tuple[tuple[str, BotLevel], ...] = (
 )
 
 
-def chairs_text(info: TableInfo) -> Text:
-    """The players in chair order. A Rich ``Text`` built piece by piece: the grid measures
-    it for the column's width, and a name in it is never read as markup."""
-    out = Text()
-    for i, chair in enumerate(info.chairs):
+def _name(name: str, ascii: bool) -> str:
+    clean = text.clean(name, 24)
+    return text.to_ascii(clean) if ascii else clean
+
+
+def chairs_text(info: TableInfo, ascii: bool = False) -> Text:
+    """Who is at the table, short, for the list: the people (the away ones dim), then how
+    many bots and free chairs: 'Bob, Cy, 1 bot, 1 free'. A Rich ``Text`` built piece by
+    piece: the grid measures it, and a name in it is never read as markup."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    people = [c for c in info.chairs if c.name is not None and not c.bot]
+    bots = sum(1 for c in info.chairs if c.bot)
+    free = sum(1 for c in info.chairs if c.name is None)
+    for i, chair in enumerate(people):
         if i:
             out.append(", ")
-        if chair.name is None:
-            out.append("free", "dim")
-        else:
-            out.append(text.clean(chair.name, 24), "" if chair.present else "dim")
-            if chair.bot:
-                out.append(f" ({bot_word(chair)})", "dim")
-            elif not chair.present:
-                out.append(" (away)", "dim")
+        assert chair.name is not None
+        out.append(_name(chair.name, ascii), "" if chair.present else "dim")
+        if not chair.present:
+            out.append(" (away)", "dim")
+    for count, what in ((bots, "bot"), (free, "free")):
+        if count:
+            if len(out):
+                out.append(", ")
+            out.append(f"{count} {what}{'s' if count > 1 and what == 'bot' else ''}", "dim")
     return out
+
+
+def chairs_words(info: TableInfo, ascii: bool = False) -> Content:
+    """Every chair in full, for the chosen table: '1 Bob, 2 Dara (bot), 3 free, 4 Di'."""
+    parts: list[Content | str] = []
+    for chair in info.chairs:
+        if parts:
+            parts.append(", ")
+        parts.append(f"{chair.chair + 1} ")
+        if chair.name is None:
+            parts.append(Content.styled("free", "dim"))
+        else:
+            parts.append(text.plain(_name(chair.name, ascii)))
+            if chair.bot:
+                parts.append(Content.styled(f" ({bot_word(chair)})", "dim"))
+            elif not chair.present:
+                parts.append(Content.styled(" (away)", "dim"))
+    return Content.assemble(*parts)
+
+
+def column_widths(width: int) -> tuple[int, int, int, int, int]:
+    """Widths of the columns (#, table, status, players, options) for a terminal
+    ``width`` wide: each cell has a column of padding on both sides."""
+    room = max(66, width - 2 - 10)  # the grid's edges, and two padding columns per cell
+    number, status = 3, 10
+    name = 14 if room < 80 else 20
+    options = 22
+    players = room - number - status - name - options
+    return number, name, status, players, options
 
 
 class LobbyScreen(Screen[None]):
@@ -94,111 +158,134 @@ class LobbyScreen(Screen[None]):
         Binding("l", "leave", "Leave"),
         Binding("c", "chat", "Chat"),
         Binding("escape", "focus_tables", "Tables", show=False),
-        Binding("question_mark", "help", "Keys"),
+        Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, player_name: str = "", address: str = "") -> None:
+    def __init__(self, session: Session | None = None, player_name: str = "", address: str = "") -> None:
         super().__init__()
+        self.session = session if session is not None else Session()
         self.player_name = player_name
         self.address = address
-        self.tables: dict[int, TableInfo] = {}
-        self.my_table: TableInfo | None = None
-        self.my_chair: int | None = None
-        self.watching = False
         self._bots_asked: set[int] = set()  # chairs a bot was asked for, until the table changes
         self.bot_level: BotLevel = "normal"  # the level last chosen: offered first next time
         self.notice = ""  # a warning that stays in view (another client plays as this player)
+        self.title_line = Static(id="lobby-title")
+        self.grid: DataTable[Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        self.mine = Static(id="my-table")
+        self.chat = Feed(NO_CHAT, id="lobby-chat")
+        self.chat_input = Input(
+            placeholder="Say something to your table", id="lobby-chat-input", compact=True
+        )
+        self._widths: tuple[int, ...] = ()
+        self.keybar = KeyBar()
+        self._applicable: tuple[str, ...] = ()
+
+    @property
+    def ascii(self) -> bool:
+        return bool(getattr(self.app, "ascii", False))
 
     def compose(self) -> ComposeResult:
         yield ConnectionBanner()
-        yield Static(id="lobby-title")
-        table: DataTable[Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-        yield table
+        yield self.title_line
+        yield self.grid
         with Horizontal(id="lobby-bottom"):
-            yield Static(id="my-table")
+            yield self.mine
             with Vertical(id="lobby-chat-area"):
-                yield Feed("Sit at or watch a table to chat with the people there.", id="lobby-chat")
-                yield Input(placeholder="Say something to your table", id="lobby-chat-input", compact=True)
-        yield Footer(compact=True)
+                yield self.chat
+                yield self.chat_input
+        yield self.keybar
 
     def on_mount(self) -> None:
-        table = self.query_one("#tables", DataTable)
-        table.add_column("#", key="id", width=4)
-        table.add_column("Table", key="name", width=18)
-        table.add_column("Status", key="status", width=10)
-        table.add_column("Players (chairs 1-4)", key="chairs")
-        table.add_column("Options", key="options")
+        self._columns(self.app.size.width)
         self._show_title()
-        self.show_tables(self.tables)
-        self._show_mine()
+        self.show_mine()
+
+    def on_resize(self, event: Resize) -> None:
+        self._columns(event.size.width)
+
+    def _columns(self, width: int) -> None:
+        """The grid's columns, as wide as the terminal allows (none is cut off)."""
+        widths = column_widths(width)
+        if widths == self._widths:
+            return
+        self._widths = widths
+        self.grid.clear(columns=True)
+        labels = ("#", "Table", "Status", "Players", "Options")
+        for (key, label), w in zip(
+            zip(("id", "name", "status", "chairs", "options"), labels, strict=True), widths, strict=True
+        ):
+            self.grid.add_column(label, key=key, width=w)
+        self.show_tables()
 
     def _show_title(self) -> None:
         parts: list[Content | str] = [Content.styled("Persian Rummy lobby", "bold")]
         if self.player_name:
-            parts += ["  you are ", text.plain(self.player_name, "bold")]
+            parts += ["  you are ", text.plain(_name(self.player_name, self.ascii), "bold")]
         if self.address:
             parts.append(f" at {self.address}")
-        self.query_one("#lobby-title", Static).update(Content.assemble(*parts))
+        self.title_line.update(Content.assemble(*parts))
 
     def set_identity(self, player_name: str, address: str) -> None:
         self.player_name, self.address = player_name, address
-        if self._live:
-            self._show_title()
+        self._show_title()
 
     # --- what the app tells the lobby ------------------------------------------------
 
-    @property
-    def _live(self) -> bool:
-        """Composed and not being taken down (pushes can arrive while the app exits)."""
-        return self.is_mounted and not self._closing and bool(self.query("#tables"))
-
-    def show_tables(self, tables: Mapping[int, TableInfo]) -> None:
-        self.tables = dict(tables)
-        if not self._live:
-            return
-        grid = self.query_one("#tables", DataTable)
+    def show_tables(self) -> None:
+        """The session's tables changed: show them (the chosen one stays chosen)."""
+        if not self._widths:
+            return  # not mounted yet: on_mount shows them
+        grid, session = self.grid, self.session
         selected = self.selected_id
         grid.clear()
-        for table_id in sorted(self.tables):
-            info = self.tables[table_id]
-            mine = self.my_table is not None and self.my_table.table_id == table_id
+        for table_id in sorted(session.tables):
+            info = session.tables[table_id]
+            mine = session.table_id == table_id and session.at_table
             status = STATUS_WORDS.get(info.status, info.status)
             if info.spectators:
                 status += f" +{info.spectators}"
+            name = text.clean(info.name, 40)
             grid.add_row(
                 Text(str(table_id), "bold" if mine else ""),
-                Text(text.clean(info.name, 40), "bold" if mine else ""),
+                Text(
+                    text.to_ascii(name) if self.ascii else name, "bold" if mine else "", overflow="ellipsis"
+                ),
                 Text(status),
-                chairs_text(info),
-                Text(options_words(info), "dim"),
+                chairs_text(info, self.ascii),
+                Text(options_short(info), "dim"),
                 key=str(table_id),
             )
-        if selected is not None and selected in self.tables:
-            grid.move_cursor(row=sorted(self.tables).index(selected))
-        if self.my_table is None:  # the hint depends on whether there are tables to pick
-            self.query_one("#my-table", Static).update(self._mine_content())
-        self.refresh_bindings()
+        if selected is not None and selected in session.tables:
+            grid.move_cursor(row=sorted(session.tables).index(selected))
+        self.mine.update(self._mine_content())
+        applicable = tuple(
+            b.action for b in self.BINDINGS if isinstance(b, Binding) and self.check_action(b.action, ())
+        )
+        if applicable != self._applicable:  # the footer redraws only when they change
+            self._applicable = applicable
+            self.refresh_bindings()  # for the command palette
+            self.keybar.refresh()
 
-    def show_mine(self, info: TableInfo | None, chair: int | None, watching: bool) -> None:
-        self.my_table, self.my_chair, self.watching = info, chair, watching
+    def show_mine(self) -> None:
+        """One's own table changed (or one left it)."""
         self._bots_asked.clear()  # the table as it is now: no bot request is pending
-        if self._live:
-            self._show_mine()
-            self.show_tables(self.tables)
+        self.chat.set_placeholder(CHAT if self.session.at_table else NO_CHAT)
+        self.show_tables()
 
     def add_chat(self, line: Content) -> None:
-        if self._live:
-            self.query_one("#lobby-chat", Feed).add(line)
+        self.chat.add(line)
 
     def clear_chat(self) -> None:
-        if self._live:
-            self.query_one("#lobby-chat", Feed).clear_lines()
+        self.chat.clear_lines()
 
     def set_notice(self, notice: str) -> None:
         self.notice = notice
-        if self._live:
-            self._show_mine()
+        self.mine.update(self._mine_content())
+
+    @on(DataTable.RowHighlighted, "#tables")
+    def _row_highlighted(self) -> None:
+        self.mine.update(self._mine_content())
 
     def _mine_content(self) -> Content:
         content = self._table_content()
@@ -207,30 +294,48 @@ class LobbyScreen(Screen[None]):
         return content
 
     def _table_content(self) -> Content:
-        info = self.my_table
+        session = self.session
+        info = session.table
         if info is None:
-            if not self.tables:
+            if not session.tables:
                 return Content("No tables yet: n creates one.")
-            return Content("Pick a table with the arrow keys: s sits down, w watches; n creates a table.")
-        lines: list[Content] = [Content.assemble(("Your table: ", "bold"), text.plain(info.name, "bold", 40))]
-        creator = info.creator is not None and info.creator == self.my_chair
+            chosen = session.tables.get(self.selected_id or -1)
+            hint = Content("Pick a table with the arrow keys: s sits down, w watches; n creates a table.")
+            if chosen is None:
+                return hint
+            words = options_words(chosen)
+            return Content.assemble(
+                ("Table ", "bold"),
+                text.plain(_name(chosen.name, self.ascii), "bold", 40),
+                "\n",
+                chairs_words(chosen, self.ascii),
+                "\n",
+                (text.to_ascii(words) if self.ascii else words, "dim"),
+                "\n\n",
+                hint,
+            )
+        lines: list[Content] = [
+            Content.assemble(("Your table: ", "bold"), text.plain(_name(info.name, self.ascii), "bold", 40))
+        ]
         for chair in info.chairs:
-            you = " (you)" if chair.chair == self.my_chair and not self.watching else ""
+            you = " (you)" if chair.chair == session.chair and not session.watching else ""
             who: Content = (
                 Content.styled("free", "dim")
                 if chair.name is None
                 else Content.assemble(
-                    text.plain(chair.name, limit=24), f" ({bot_word(chair)})" if chair.bot else "", you
+                    text.plain(_name(chair.name, self.ascii), limit=24),
+                    f" ({bot_word(chair)})" if chair.bot else "",
+                    you,
                 )
             )
-            seat = ""
-            if info.options.seating == "chosen":
-                seat = f" {SEAT_NAMES[chair.chair]}"
+            seat = f" {SEAT_NAMES[chair.chair]}" if info.options.seating == "chosen" else ""
             lines.append(Content.assemble(f" {chair.chair + 1}{seat}: ", who))
-        if self.watching:
+        if session.watching:
             lines.append(Content("You are watching: o opens the table, l leaves."))
         elif info.status == "waiting":
-            if creator:
+            if session.creator and all(c.name is not None for c in info.chairs):
+                lines.append(Content("All four chairs are filled: g starts the game (x removes a bot)."))
+            elif session.creator:
                 lines.append(
                     Content("b seats a bot, x removes one, g starts once all four chairs are filled.")
                 )
@@ -240,16 +345,15 @@ class LobbyScreen(Screen[None]):
             lines.append(Content("The game is on: o opens the table."))
         return Content("\n").join(lines)
 
-    def _show_mine(self) -> None:
-        self.query_one("#my-table", Static).update(self._mine_content())
-        self.refresh_bindings()
-
     @property
     def selected_id(self) -> int | None:
-        if not self.is_mounted:
-            return None
-        grid = self.query_one("#tables", DataTable)
-        if not self.tables or grid.cursor_row < 0 or grid.cursor_row >= grid.row_count:
+        grid = self.grid
+        if (
+            not self.session.tables
+            or not self._widths
+            or grid.cursor_row < 0
+            or grid.cursor_row >= grid.row_count
+        ):
             return None
         key = grid.coordinate_to_cell_key(Coordinate(grid.cursor_row, 0)).row_key.value
         return int(key) if key is not None else None
@@ -257,34 +361,30 @@ class LobbyScreen(Screen[None]):
     # --- actions -----------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        at_table = self.my_table is not None
-        seated = at_table and not self.watching
-        creator = (
-            seated
-            and self.my_table is not None
-            and self.my_table.creator == self.my_chair
-            and self.my_table.status == "waiting"
-        )
+        session = self.session
+        at_table = session.at_table
         if action in ("new_table", "sit", "watch"):
-            return not at_table and (action == "new_table" or bool(self.tables))
+            return not at_table and (action == "new_table" or bool(session.tables))
         if action in ("add_bot", "remove_bot", "start"):
-            return creator
+            return session.creator
         if action == "open_table":
-            return at_table and self.my_table is not None and self.my_table.status != "waiting"
-        if action == "leave":
+            return at_table and session.table is not None and session.table.status != "waiting"
+        if action in ("leave", "chat"):
             return at_table
         return True
 
     @work(exclusive=True, group="lobby-dialog")
     async def action_new_table(self) -> None:
-        request = await self.app.push_screen_wait(NewTableScreen(f"{self.player_name}'s table"[:40]))
+        request = await self.app.push_screen_wait(
+            NewTableScreen(f"{self.player_name}'s table"[:40], self.ascii)
+        )
         if request is not None:
             self.post_message(request)
 
     @work(exclusive=True, group="lobby-dialog")
     async def action_sit(self) -> None:
         table_id = self.selected_id
-        info = self.tables.get(table_id) if table_id is not None else None
+        info = self.session.tables.get(table_id) if table_id is not None else None
         if info is None:
             return
         if info.status != "waiting":
@@ -300,6 +400,11 @@ class LobbyScreen(Screen[None]):
             options = [(f"Chair {c + 1}" + (f" ({SEAT_NAMES[c]})" if seated else ""), c) for c in free]
             picked = await self.app.push_screen_wait(ChooseScreen[int]("Sit in which chair?", options))
             if picked is None:
+                return
+            # The list may have moved on while the question was open: only a free chair.
+            latest = self.session.tables.get(info.table_id)
+            if latest is None or latest.chairs[picked].name is not None:
+                self.notify("That chair was taken meanwhile: choose again.", severity="warning")
                 return
             chair = picked
         self.post_message(SitRequested(info.table_id, chair))
@@ -328,12 +433,12 @@ class LobbyScreen(Screen[None]):
         self.post_message(BotRequested(free[0], add=True, level=level))
 
     def _free_for_bot(self) -> list[int]:
-        info = self.my_table
+        info = self.session.table
         free = [] if info is None else [c.chair for c in info.chairs if c.name is None]
         return [c for c in free if c not in self._bots_asked]  # b pressed again before the answer
 
     def action_remove_bot(self) -> None:
-        info = self.my_table
+        info = self.session.table
         bots = [] if info is None else [c.chair for c in info.chairs if c.bot]
         if not bots:
             self.notify("No bot sits at your table.", severity="warning")
@@ -350,19 +455,19 @@ class LobbyScreen(Screen[None]):
         self.post_message(LeaveTable())
 
     def action_chat(self) -> None:
-        if self.my_table is None:
+        if not self.session.at_table:
             self.notify("Sit at or watch a table first: chat goes to the people at your table.")
             return
-        self.query_one("#lobby-chat-input", Input).focus()
+        self.chat_input.focus()
 
     def action_focus_tables(self) -> None:
-        self.query_one("#tables", DataTable).focus()
+        self.grid.focus()
 
     @on(Input.Submitted, "#lobby-chat-input")
     def _chat_submitted(self, event: Input.Submitted) -> None:
         said = event.value.strip()
         event.input.value = ""
-        if said and self.my_table is not None:
+        if said and self.session.at_table:
             self.post_message(SendChat(said))
         self.action_focus_tables()
 
@@ -370,20 +475,23 @@ class LobbyScreen(Screen[None]):
     def _row_chosen(self) -> None:
         """Enter on a table: sit if it waits for players, else watch (or open one's own)."""
         table_id = self.selected_id
+        session = self.session
         if table_id is None:
             return
-        if self.my_table is not None and self.my_table.table_id == table_id:
-            if self.my_table.status != "waiting":
+        if session.table is not None and session.table.table_id == table_id:
+            if session.table.status != "waiting":
                 self.action_open_table()
             return
-        info = self.tables[table_id]
-        if self.my_table is None:
+        info = session.tables[table_id]
+        if session.table is None:
             if info.status == "waiting" and any(c.name is None for c in info.chairs):
                 self.action_sit()
             else:
                 self.action_watch()
 
     def action_help(self) -> None:
+        from .help import HelpScreen  # the rule book is read only when asked for
+
         keys = [
             ("up / down", "choose a table"),
             ("enter", "sit at the table (watch it if it is playing or full)"),
@@ -396,7 +504,7 @@ class LobbyScreen(Screen[None]):
             ("l", "leave your table"),
             ("c", "chat with the people at your table (enter sends, escape returns)"),
             ("ctrl+p", "command palette: every action by name"),
-            ("?", "this help"),
+            ("?", "this help: keys, how to play, the rule book"),
             ("q", "quit"),
         ]
-        self.app.push_screen(HelpScreen("Keys in the lobby", [("Lobby", keys)]))
+        self.app.push_screen(HelpScreen("Keys in the lobby", [("Lobby", keys)], self.ascii))

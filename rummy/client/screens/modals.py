@@ -1,14 +1,14 @@
-"""Small modal screens: confirm, choose one of several, a notice, the keys, too small."""
+"""Small screens: confirm, choose one of several, a notice, too small."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import ClassVar, Generic, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, OptionList, Static
@@ -21,6 +21,8 @@ MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question; y or enter says yes, n or escape says no."""
+
+    AUTO_FOCUS = "#yes"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes"),
@@ -40,9 +42,6 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button(f"{self.yes} (y)", id="yes", variant="primary", compact=True)
                 yield Button(f"{self.no} (n)", id="no", compact=True)
 
-    def on_mount(self) -> None:
-        self.query_one("#yes", Button).focus()
-
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
 
@@ -55,6 +54,8 @@ class ChooseScreen(ModalScreen[T | None], Generic[T]):
     """Pick one of several options (up/down and enter, a number key, or the mouse);
     escape picks none."""
 
+    AUTO_FOCUS = "#choices"
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
         *(Binding(str(i + 1), f"pick({i})", f"Option {i + 1}", show=False) for i in range(9)),
@@ -66,22 +67,22 @@ class ChooseScreen(ModalScreen[T | None], Generic[T]):
         self.options = list(options)
         self.highlight = highlight  # the option enter picks at first
 
+        self.choices = OptionList(
+            *(
+                Option(Content.assemble(f"{i + 1}. " if i < 9 else "   ", label), id=str(i))
+                for i, (label, _) in enumerate(self.options)
+            ),
+            id="choices",
+        )
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content(self.title_text), classes="question")
-            yield OptionList(
-                *(
-                    Option(Content.assemble(f"{i + 1}. " if i < 9 else "   ", label), id=str(i))
-                    for i, (label, _) in enumerate(self.options)
-                ),
-                id="choices",
-            )
+            yield self.choices
             yield Static(Content("enter chooses, escape cancels"), classes="dim")
 
     def on_mount(self) -> None:
-        choices = self.query_one(OptionList)
-        choices.highlighted = self.highlight
-        choices.focus()
+        self.choices.highlighted = self.highlight
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
@@ -99,6 +100,8 @@ class NoticeScreen(ModalScreen[None]):
     """Something the player must read before going on (a chair taken over); enter,
     escape or the button closes it."""
 
+    AUTO_FOCUS = "#close"
+
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,escape", "close", "Close")]
 
     def __init__(self, title: str, text: str, button: str) -> None:
@@ -112,39 +115,11 @@ class NoticeScreen(ModalScreen[None]):
             with Horizontal(classes="buttons"):
                 yield Button(f"{self.button} (enter)", id="close", variant="primary", compact=True)
 
-    def on_mount(self) -> None:
-        self.query_one("#close", Button).focus()
-
     def action_close(self) -> None:
         self.dismiss(None)
 
     @on(Button.Pressed)
     def _pressed(self) -> None:
-        self.dismiss(None)
-
-
-class HelpScreen(ModalScreen[None]):
-    """Every key of the screen underneath, in groups."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q,enter", "close", "Close")]
-
-    def __init__(self, title: str, groups: Iterable[tuple[str, Sequence[tuple[str, str]]]]) -> None:
-        super().__init__(classes="modal")
-        self.title_text = title
-        self.groups = list(groups)
-
-    def compose(self) -> ComposeResult:
-        lines: list[Content] = [Content.styled(self.title_text, "bold"), Content("")]
-        for heading, keys in self.groups:
-            lines.append(Content.styled(heading, "bold underline"))
-            for key, what in keys:
-                lines.append(Content.assemble((f"  {key:<23} ", "bold"), what))
-            lines.append(Content(""))
-        lines.append(Content.styled("Press escape or ? to close.", "dim"))
-        with VerticalScroll(classes="dialog help"):
-            yield Static(Content("\n").join(lines))
-
-    def action_close(self) -> None:
         self.dismiss(None)
 
 

@@ -1,13 +1,14 @@
 """The form for a new table: its name, the partners, the turn timer, what happens
 to the seat of a player who drops, and the chair to sit in.
 
-Each choice is a drop-down that shows its value in words, so the form reads the
-same in any colours; tab moves from one to the next, enter opens one.
+Each choice shows its value in words, so the form reads the same in any colours
+and in plain ASCII; tab moves from one to the next, left and right change one.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import ClassVar, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -15,12 +16,15 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Static
 
 from rummy.engine import SEAT_NAMES
 
 from ..messages import CreateTableRequested
+from ..text import to_ascii
+from ..widgets.choice import Cycle
 
+T = TypeVar("T")
 SEATING = [("drawn, as the rules say (R2.2)", "draw"), ("as seated: chairs 1+3 against 2+4 (R2.4)", "chosen")]
 TIMERS = [("off", 0), ("30 seconds", 30), ("60 seconds", 60), ("2 minutes", 120)]
 ON_DROP = [("wait for them", "wait"), ("a bot plays for them until they return", "bot")]
@@ -35,9 +39,13 @@ class NewTableScreen(ModalScreen[CreateTableRequested | None]):
         Binding("ctrl+s", "create", "Create"),
     ]
 
-    def __init__(self, default_name: str) -> None:
+    def __init__(self, default_name: str, ascii: bool = False) -> None:
         super().__init__(classes="modal")
         self.default_name = default_name
+        self.ascii = ascii
+
+    def _words(self, options: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
+        return [(to_ascii(w) if self.ascii else w, v) for w, v in options]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog form"):
@@ -47,16 +55,16 @@ class NewTableScreen(ModalScreen[CreateTableRequested | None]):
                 yield Input(value=self.default_name, max_length=40, id="table-name", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Partners")
-                yield Select(SEATING, value="draw", allow_blank=False, id="seating", compact=True)
+                yield Cycle(self._words(SEATING), "draw", id="seating")
             with Horizontal(classes="row"):
                 yield Label("Turn timer")
-                yield Select(TIMERS, value=0, allow_blank=False, id="timer", compact=True)
+                yield Cycle(self._words(TIMERS), 0, id="timer")
             with Horizontal(classes="row"):
                 yield Label("If one drops")
-                yield Select(ON_DROP, value="wait", allow_blank=False, id="on-drop", compact=True)
+                yield Cycle(self._words(ON_DROP), "wait", id="on-drop")
             with Horizontal(classes="row"):
                 yield Label("Your chair")
-                yield Select(CHAIRS, value=0, allow_blank=False, id="chair", compact=True)
+                yield Cycle(self._words(CHAIRS), 0, id="chair")
             with Horizontal(classes="buttons"):
                 yield Button("Create (ctrl+s)", id="create", variant="primary", compact=True)
                 yield Button("Cancel (esc)", id="cancel", compact=True)
@@ -66,7 +74,7 @@ class NewTableScreen(ModalScreen[CreateTableRequested | None]):
 
     def request(self) -> CreateTableRequested:
         def value(select_id: str) -> object:
-            return self.query_one(f"#{select_id}", Select).value
+            return self.query_one(f"#{select_id}", Cycle).value
 
         name = self.query_one("#table-name", Input).value.strip() or self.default_name
         timer, chair = value("timer"), value("chair")
@@ -86,7 +94,7 @@ class NewTableScreen(ModalScreen[CreateTableRequested | None]):
 
     @on(Input.Submitted, "#table-name")
     def _name_done(self) -> None:
-        self.query_one("#seating", Select).focus()
+        self.query_one("#seating", Cycle).focus()
 
     @on(Button.Pressed, "#create")
     def _create(self) -> None:

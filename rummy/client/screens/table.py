@@ -1,9 +1,17 @@
 """The table: one game as this player sees it, and every action of a turn.
 
-The screen shows what the engine's ``PlayerView`` holds and asks the app (with
-``PlayMove``) to play the moves the player chooses; the server decides. Every
+The screen keeps what the server said (the view, who sits where, the clock, the
+last turn's moves) and draws it with a ``TableBoard``; it asks the app (with
+``PlayMove``) to play the moves the player chooses, and the server decides. Every
 choice offered (which meld a card goes to, what a take from the discard pile
 does) is read from ``view.legal_moves()``.
+
+One focus: the hand, the discard pile, the melds, the log or the chat has it
+(tab goes round, escape comes back to the hand). The arrow keys act where the
+focus is, and it shows there. The number keys always pick cards of the hand, and
+the actions on cards (meld, lay off, discard) always act on the hand's cards: from
+elsewhere they bring the focus back to the hand first. After every move of one's
+own the focus is back on the hand.
 """
 
 from __future__ import annotations
@@ -19,11 +27,10 @@ from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import Resize
-from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input
 
 from rummy.engine import (
     Card,
@@ -37,39 +44,49 @@ from rummy.engine import (
     PlayerView,
     card_text,
 )
+from rummy.protocol import PlayedBy
 
 from .. import advice, text
 from ..commands import ScreenActions
-from ..describe import event_line
-from ..messages import LeaveTable, PlayAgainRequested, PlayMove, ReadyForNextDeal, SendChat
-from ..model import Seats, TurnTimer
+from ..messages import HandOrdered, LeaveTable, PlayAgainRequested, PlayMove, ReadyForNextDeal, SendChat
+from ..model import Recent, Seats, TurnTimer
+from ..scene import Scene
 from ..widgets.feed import Feed
+from ..widgets.keys import KeyBar
 from ..widgets.status import ConnectionBanner
-from ..widgets.table.hand import HandView
+from ..widgets.table.board import TableBoard
+from ..widgets.table.faces import Look
+from ..widgets.table.hand import SHORTCUT_KEYS, HandView
+from ..widgets.table.log import GameLog
 from ..widgets.table.melds import MeldClicked, MeldsView
 from ..widgets.table.pile import DiscardPileView
-from ..widgets.table.players import PlayersView
-from ..widgets.table.score import ScoreLine
-from .modals import ChooseScreen, ConfirmScreen, HelpScreen
+from .modals import ChooseScreen, ConfirmScreen
 from .results import DealEndScreen, GameEndScreen
 
 HAND_KEYS: list[tuple[str, str]] = [
-    ("left / right", "move along the hand (or the discard pile)"),
-    ("space", "select or unselect the card"),
-    ("1 … 9, 0", "select or unselect card 1 … 10"),
-    ("shift+left/right, < >", "move the card: your own order"),
+    ("1 … 9, 0", "select or unselect card 1 … 10 of your hand (from anywhere)"),
+    ("left / right", "move along the hand (or the pile, or the melds: where the focus is)"),
+    ("space", "select or unselect the card under the cursor"),
+    ("shift+left/right, < >", "move the card: your own order (kept until you sort)"),
     ("home / end", "first / last card"),
     ("escape", "unselect every card (elsewhere: back to the hand)"),
-    ("tab / shift+tab", "hand, discard pile, melds, log, chat (arrows scroll)"),
+    ("tab / shift+tab", "hand, discard pile, melds, log, chat"),
     ("mouse", "click a card to select it; a pile card to take; a meld to lay off"),
 ]
 
 
+# The actions that apply only sometimes (check_action): the footer follows them.
+ACTIONS = (
+    *("draw", "take", "pass_turn", "meld", "lay_off", "discard"),
+    *("next_deal", "results", "play_again", "leave", "hint", "sort"),
+)
+
+
 class TableScreen(Screen[None]):
-    """One table. ``update`` shows a new view; ``ready``/``play_again`` are app hooks."""
+    """One table. ``update`` shows a new view; the app calls the other public methods."""
 
     CSS_PATH = "../styles/table.tcss"
-    AUTO_FOCUS = "HandView"
+    AUTO_FOCUS = "#hand"
 
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ScreenActions}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -81,193 +98,226 @@ class TableScreen(Screen[None]):
         Binding("p", "pass_turn", "Pass"),
         Binding("n", "next_deal", "Next deal"),
         Binding("r", "results", "Scores"),
-        Binding("a", "play_again", "Play again"),
+        Binding("a", "play_again", "Again"),
         Binding("h", "hint", "Hints"),
         Binding("o", "sort", "Sort"),
+        Binding("c", "chat", "Chat"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
         Binding("escape", "clear", "Unselect", show=False),
         Binding("tab", "cycle_focus(1)", "Next area", show=False),
         Binding("shift+tab", "cycle_focus(-1)", "Previous area", show=False),
-        Binding("c", "chat", "Chat"),
         Binding("b", "leave", "Lobby", show=False),
-        Binding("question_mark", "help", "Keys"),
-        Binding("q", "quit", "Quit"),
+        *(Binding(key, f"pick({i})", f"Card {i + 1}", show=False) for i, key in enumerate(SHORTCUT_KEYS)),
     ]
 
-    view: reactive[PlayerView | None] = reactive(None, init=False)
-    show_hints: reactive[bool] = reactive(False, init=False)
-
-    def __init__(self, ascii: bool = False, table_name: str = "", name: str | None = None) -> None:
+    def __init__(
+        self,
+        look: Look | None = None,
+        table_name: str = "",
+        bell: bool = False,
+        remembered: Sequence[Card] = (),
+        name: str | None = None,
+    ) -> None:
         super().__init__(name=name)
-        self.ascii = ascii
+        self.look = look or Look()
         self.table_name = table_name
+        self.bell = bell
+        self.view: PlayerView | None = None
         self.seats = Seats()
         self.timer: TurnTimer | None = None
+        self.recent = Recent()
+        self.offline = False
+        self.show_hints = False
         self._ticker: Timer | None = None
+        self._applicable: tuple[str, ...] = ()
         self._shown_results = 0
         self._results_open = False
-        self._pending: list[tuple[str, Content]] = []
-        self._composed = False  # composed and mounted: the widgets can be queried
+        self.board = TableBoard(self.look, id="board")
+        self.board.remembered = tuple(remembered)
+        self.log_view = GameLog(id="log")
+        self.chat = Feed("Chat: press c to say something.", id="chat")
+        self.chat_input = Input(
+            placeholder="Say something (enter sends, escape leaves)", id="chat-input", compact=True
+        )
+        self.keybar = KeyBar()
+
+    @property
+    def ascii(self) -> bool:
+        return self.look.ascii
+
+    @property
+    def hand(self) -> HandView:
+        return self.board.hand
+
+    @property
+    def pile(self) -> DiscardPileView:
+        return self.board.pile
+
+    @property
+    def melds(self) -> MeldsView:
+        return self.board.melds
 
     # --- layout -----------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield ConnectionBanner()
-        yield ScoreLine(self.ascii, id="score")
-        yield PlayersView(self.ascii, id="players")
-        yield DiscardPileView(self.ascii, id="pile")
-        yield MeldsView(self.ascii, id="melds")
-        yield Static(id="prompt")
-        yield HandView(self.ascii, id="hand")
+        yield self.board
         with Horizontal(id="bottom"):
-            yield Feed("Moves appear here.", id="log")
+            yield self.log_view
             with Vertical(id="chat-area"):
-                yield Feed("Chat: press c to say something.", id="chat")
-                yield Input(
-                    placeholder="Say something (enter sends, escape leaves)", id="chat-input", compact=True
-                )
-        yield Footer(compact=True)
+                yield self.chat
+                yield self.chat_input
+        yield self.keybar
 
-    @property
-    def hand(self) -> HandView:
-        return self.query_one(HandView)
+    def on_resize(self, event: Resize) -> None:
+        width, height = event.size
+        self.board.fit(width, height)
+        self.set_class(32 <= height < 40, "-medium")
+        self.set_class(height >= 40, "-large")
 
-    @property
-    def pile(self) -> DiscardPileView:
-        return self.query_one(DiscardPileView)
+    def on_mount(self) -> None:
+        self.board.fit(*self.app.size)
+        self._draw()
 
     # --- what the app tells the screen ------------------------------------------------
 
-    def update(self, view: PlayerView, seats: Seats | None = None, events: Sequence[Event] = ()) -> None:
-        """Show a new view (and the events that led to it)."""
+    def update(
+        self,
+        view: PlayerView,
+        seats: Seats | None = None,
+        events: Sequence[Event] = (),
+        auto: PlayedBy | None = None,
+    ) -> None:
+        """Show a new view and tell the events that led to it (``auto``: who played the
+        move for its seat, when its player did not)."""
         if seats is not None:
-            self.seats = seats
-        for event in events:
-            line = event_line(event, self.seats, self.ascii)
-            if line is not None:
-                self._feed_line(line)
-        self.view = view
-
-    @property
-    def _live(self) -> bool:
-        """Composed and not being taken down: the widgets can be queried."""
-        return self._composed and not self._closing and not self._pruning
-
-    def _feed_line(self, line: Content, feed: str = "log") -> None:
-        target = next(iter(self.query(f"#{feed}").results(Feed)), None) if self._live else None
-        if target is not None:
-            target.add(line)
-        elif not self._composed:  # lines that arrive before the screen is up wait for it
-            self._pending.append((feed, line))
-        # else the screen is being taken down: nobody will read the line
-
-    def on_resize(self, event: Resize) -> None:
-        # More rows go to the log and chat; the rest to the melds (1fr).
-        self.set_class(event.size.height >= 32, "-tall")
-
-    def on_mount(self) -> None:
-        # The widgets' own children are mounted by the next refresh, not yet now: a view
-        # that arrives with the screen (a client back at its seat) waits until then.
-        self.call_after_refresh(self._ready)
-
-    def _ready(self) -> None:
-        self._composed = True
-        for feed, line in self._pending:
-            self.query_one(f"#{feed}", Feed).add(line)
-        self._pending.clear()
-        self._render_view()
-
-    def set_seats(self, seats: Seats) -> None:
-        self.seats = seats
-        self._render_view()
-
-    def set_clock(self, timer: TurnTimer | None) -> None:
-        """A clock started or stopped; the screen ticks once a second only while one runs."""
-        self.timer = timer
-        running = timer is not None and not timer.paused
-        if running and self._ticker is None:
-            self._ticker = self.set_interval(1.0, self._tick)
-        elif not running and self._ticker is not None:
-            self._ticker.stop()
-            self._ticker = None
-        self._tick()
-
-    def add_chat(self, who: str, said: str, style: str = "bold") -> None:
-        """A chat line; ``who`` and ``said`` are players' text, shown literally."""
-        who_part = text.plain(who, style) if who else Content.styled("table", "italic")
-        self.add_chat_line(Content.assemble(who_part, ": ", text.plain(said, limit=400)))
-
-    def add_chat_line(self, line: Content) -> None:
-        self._feed_line(line, "chat")
-
-    def refused(self, sentence: str) -> None:
-        """The server refused a move: say why, in its own words."""
-        line = Content.assemble(Content.styled("Refused: ", "bold"), text.plain(sentence, limit=400))
-        self._feed_line(line)
-        self.notify(text.clean(sentence, 400), title="Move refused", severity="error")
-
-    def note(self, sentence: str) -> None:
-        """A line of the client's own in the log."""
-        self._feed_line(Content.styled(sentence, "italic"))
-
-    # --- drawing -----------------------------------------------------------------------
-
-    def watch_view(self, old: PlayerView | None, view: PlayerView | None) -> None:
-        self._render_view()
-        if view is None:
-            return
+            self.seats = self._plain(seats)
+        old, self.view = self.view, view
+        self.log_view.tell(events, self.seats, self.ascii, auto)
+        self.recent = self.recent.after(events)
         if old is None or len(view.results) < self._shown_results:
-            # The first view (joining, rejoining) or a new game: earlier deals are
-            # not news; a deal that has just ended is.
+            # The first view (joining, rejoining) or a new game: earlier deals are not
+            # news; a deal that has just ended is.
             ended = view.phase in ("deal_over", "game_over")
             self._shown_results = len(view.results) - (1 if ended else 0)
         if view.phase in ("draw", "meld"):
             for screen in self.app.screen_stack:
                 if isinstance(screen, DealEndScreen) and screen.can_start:
                     screen.moved_on()
+        if self.bell and old is not None and view.my_turn and view.phase == "draw" and not old.my_turn:
+            self.app.bell()  # it has just become this player's turn
+        self._draw()
         if len(view.results) > self._shown_results:
             self._shown_results = len(view.results)
             self.call_after_refresh(self.action_results)
 
-    def watch_show_hints(self) -> None:
-        self._render_view()
+    def tell_history(self, steps: Sequence[tuple[Sequence[Event], PlayedBy | None]], note: str) -> None:
+        """The deal so far, as the server tells it on joining: the log starts again
+        with it, then ``note`` (you are back, you are watching)."""
+        self.log_view.restart()
+        recent = Recent()
+        for events, auto in steps:
+            self.log_view.tell(events, self.seats, self.ascii, auto)
+            recent = recent.after(events)
+        self.recent = recent
+        self.log_view.note(Content.styled(note, "italic"))
+        self._draw()
 
-    def _render_view(self) -> None:
-        view = self.view
-        if view is None or not self._live:
-            return
-        hand = self.hand
-        hand.set_cards(view.hand or ())
-        self.pile.set_pile(view.discard_pile, view.stock_count)
-        self.pile.armed = view.my_turn and view.phase == "draw"
-        hints = advice.hints(view) if self.show_hints else advice.Hints()
-        hand.hints = hints.hand
-        self.pile.hints = hints.pile
-        self.query_one(MeldsView).show(view.melds, self.seats, hints.melds)
-        self.query_one(PlayersView).show(view, self.seats, self.timer)
-        self.query_one(ScoreLine).view = view
-        self._show_prompt()
-        self.refresh_bindings()
+    def set_seats(self, seats: Seats) -> None:
+        self.seats = self._plain(seats)
+        self._draw()
 
-    def _show_prompt(self) -> None:
-        prompt = advice.prompt(
-            self.view, self.seats, self.hand.chosen if self.hand.selected else [], self.ascii
-        )
+    def _plain(self, seats: Seats) -> Seats:
+        return seats.in_ascii() if self.ascii else seats
+
+    def set_clock(self, timer: TurnTimer | None) -> None:
+        """A clock started or stopped; the screen ticks once a second only while one runs."""
+        self.timer = timer
+        self._schedule_ticks()
+        self._draw()
+
+    def set_offline(self, offline: bool) -> None:
+        """The connection is down (True) or back: a clock shown meanwhile stands still."""
+        self.offline = offline
+        self._schedule_ticks()
+        self._draw()
+
+    @property
+    def ticking(self) -> bool:
+        """Whether the screen wakes every second (only while a clock runs)."""
+        return self._ticker is not None
+
+    def _schedule_ticks(self) -> None:
         timer = self.timer
-        if timer is not None and timer.kind == "next_deal":
+        running = timer is not None and not timer.paused and not self.offline
+        if running and self._ticker is None:
+            self._ticker = self.set_interval(1.0, self._tick)
+        elif not running and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
+    def add_chat_line(self, line: Content) -> None:
+        self.chat.add(line)
+
+    def add_chat(self, who: str, said: str, style: str = "bold") -> None:
+        """A chat line; ``who`` and ``said`` are players' text, shown literally."""
+        who_part = text.plain(who, style) if who else Content.styled("table", "italic")
+        self.add_chat_line(Content.assemble(who_part, ": ", text.plain(said, limit=400)))
+
+    def refused(self, sentence: str) -> None:
+        """The server refused a move: say why, in its own words."""
+        line = Content.assemble(Content.styled("Refused: ", "bold"), text.plain(sentence, limit=400))
+        self.log_view.note(line)
+        self.notify(text.clean(sentence, 400), title="Move refused", severity="error")
+
+    def note(self, sentence: str) -> None:
+        """A line of the client's own in the log."""
+        self.log_view.note(Content.styled(sentence, "italic"))
+
+    # --- drawing -----------------------------------------------------------------------
+
+    @property
+    def scene(self) -> Scene | None:
+        if self.view is None:
+            return None
+        hints = advice.hints(self.view) if self.show_hints else advice.Hints()
+        return Scene(self.view, self.seats, self.timer, self.recent, self.offline, hints, self.look)
+
+    def _draw(self) -> None:
+        scene = self.scene
+        if scene is None:
+            return
+        self.board.show(scene, self.table_name, self._prompt())
+        # The footer is redrawn only when the actions that apply change (it costs a
+        # recompose), not on every view.
+        applicable = tuple(action for action in ACTIONS if self.check_action(action, ()))
+        if applicable != self._applicable:
+            self._applicable = applicable
+            self.refresh_bindings()  # for the command palette
+            self.keybar.refresh()
+
+    def _prompt(self) -> Content:
+        chosen = self.hand.chosen if (self.hand.selected or self.hand.has_focus) else []
+        prompt = advice.prompt(self.view, self.seats, chosen, self.ascii)
+        timer = self.timer
+        if timer is not None and timer.kind == "next_deal" and not self.offline:
             left = timer.left(time.monotonic())
             prompt = Content.assemble(prompt, f" The next deal starts in {left} s.")
-        self.query_one("#prompt", Static).update(prompt)
+        return prompt
 
     def _tick(self) -> None:
-        if self.view is not None and self._live:
-            players = self.query_one(PlayersView)
-            players.timer = self.timer
-            players.refresh()
-            self._show_prompt()
+        self.board.tick()
+        self.board.prompt.update(self._prompt())
 
     @on(HandView.Changed)
     def _hand_changed(self) -> None:
-        self._show_prompt()
+        if self.view is not None:
+            self.board.prompt.update(self._prompt())
+
+    @on(HandView.Reordered)
+    def _hand_reordered(self, event: HandView.Reordered) -> None:
+        self.post_message(HandOrdered(event.order))
 
     # --- which actions apply now (the footer shows only these) --------------------------
 
@@ -293,11 +343,14 @@ class TableScreen(Screen[None]):
             return self.app_has_lobby
         if action == "hint":
             return turn and phase in ("draw", "meld")
+        if action == "sort":
+            return view is not None and bool(view.hand)
         return True
 
     # --- the actions of a turn -----------------------------------------------------------
 
     def _play(self, move: Move) -> None:
+        self.hand.focus()  # whatever the move, the next choice is made in the hand
         self.post_message(PlayMove(move))
 
     def action_draw(self) -> None:
@@ -323,6 +376,7 @@ class TableScreen(Screen[None]):
         options = advice.take_options(view, index, self.hand.selected)
         target = card_text(view.discard_pile[index], self.ascii)
         if not options:
+            self.hand.focus()
             self.notify(
                 f"The {target} cannot be used now: it makes no meld with your cards and fits no meld "
                 "on the table. Taking from the discard pile needs a use for that card (R4.1).",
@@ -331,12 +385,29 @@ class TableScreen(Screen[None]):
             )
             return
         move = await self._choose(f"Take from the {target}: use it how?", options)
-        if move is not None:
-            await self._play_checked(move)
+        if move is None:
+            self.hand.focus()
+            return
+        await self._play_checked(move)
+
+    def _hand_cards(self) -> list[Card] | None:
+        """The cards an action on the hand acts on: the selected ones, or the one under
+        the hand's cursor while the hand has the focus. From elsewhere with nothing
+        selected, the focus goes back to the hand and nothing is played."""
+        if self.hand.selected:
+            self.hand.focus()
+            return self.hand.chosen
+        if self.hand.has_focus:
+            return self.hand.chosen
+        self.hand.focus()
+        self.notify("Back in your hand: pick the card (number keys, or arrows and space).")
+        return None
 
     def action_meld(self) -> None:
-        cards = self.hand.chosen if self.hand.selected else []
-        if not cards:
+        cards = self._hand_cards()
+        if cards is None:
+            return
+        if len(cards) < 3:
             self.notify("Select the cards to meld first (space, or the number keys).", severity="warning")
             return
         self._meld(tuple(cards))
@@ -346,7 +417,9 @@ class TableScreen(Screen[None]):
         await self._play_checked(MeldMove(cards))
 
     def action_lay_off(self) -> None:
-        cards = self.hand.chosen
+        cards = self._hand_cards()
+        if cards is None:
+            return
         if len(cards) != 1:
             self.notify("Select one card to lay off.", severity="warning")
             return
@@ -354,9 +427,13 @@ class TableScreen(Screen[None]):
 
     @on(MeldClicked)
     def _meld_clicked(self, event: MeldClicked) -> None:
-        cards = self.hand.chosen
-        if self.check_action("lay_off", ()) and len(cards) == 1:
-            self._lay_off(cards[0], event.meld_id)
+        cards = [c for c in self.hand.order if c in self.hand.selected]
+        if not self.check_action("lay_off", ()):
+            return
+        if len(cards) != 1:
+            self.notify("Select the one card to lay off in your hand first.", severity="warning")
+            return
+        self._lay_off(cards[0], event.meld_id)
 
     @work(exclusive=True, group="choose")
     async def _lay_off(self, card: Card, meld_id: int | None) -> None:
@@ -375,7 +452,9 @@ class TableScreen(Screen[None]):
             await self._play_checked(move)
 
     def action_discard(self) -> None:
-        cards = self.hand.chosen
+        cards = self._hand_cards()
+        if cards is None:
+            return
         if len(cards) != 1:
             self.notify("Select one card to discard.", severity="warning")
             return
@@ -401,10 +480,16 @@ class TableScreen(Screen[None]):
                 )
             )
             if not sure:
+                self.hand.focus()
                 return
         self._play(move)
 
     # --- everything else --------------------------------------------------------------------
+
+    def action_pick(self, index: int) -> None:
+        """A number key: that card of the hand, wherever the focus was."""
+        self.hand.focus()
+        self.hand.pick(index)
 
     def action_clear(self) -> None:
         """Escape: back to the hand from anywhere; in the hand, unselect every card."""
@@ -413,16 +498,12 @@ class TableScreen(Screen[None]):
             return
         self.hand.unselect_all()
 
+    def _ring(self) -> list[Widget]:
+        return [self.hand, self.pile, self.melds, self.log_view, self.chat_input]
+
     def action_cycle_focus(self, step: int) -> None:
-        """Tab goes round the hand, the discard pile, the melds, the log and the chat line;
-        the melds and the log scroll with the arrow keys while they have the focus."""
-        ring: list[Widget] = [
-            self.hand,
-            self.pile,
-            self.query_one(MeldsView),
-            self.query_one("#log", Feed),
-            self.query_one("#chat-input", Input),
-        ]
+        """Tab goes round the hand, the discard pile, the melds, the log and the chat line."""
+        ring = self._ring()
         focused = self.focused
         index = ring.index(focused) if focused in ring else -1
         ring[(index + step) % len(ring)].focus()
@@ -433,13 +514,14 @@ class TableScreen(Screen[None]):
             h = advice.hints(self.view) if self.view is not None else advice.Hints()
             if not (h.hand or h.pile or h.melds):
                 self.notify("Nothing to meld or lay off now.", title="Hints")
+        self._draw()
 
     def action_sort(self) -> None:
         mode = self.hand.toggle_sort()
-        self.notify(f"Hand sorted by {mode}.", timeout=2)
+        self.notify(f"Hand sorted by {mode}: the numbers follow the new order.", timeout=3)
 
     def action_chat(self) -> None:
-        self.query_one("#chat-input", Input).focus()
+        self.chat_input.focus()
 
     @on(Input.Submitted, "#chat-input")
     def _chat_submitted(self, event: Input.Submitted) -> None:
@@ -494,12 +576,14 @@ class TableScreen(Screen[None]):
         return bool(getattr(self.app, "has_lobby", False))
 
     def action_help(self) -> None:
+        from .help import HelpScreen  # the rule book is read only when asked for
+
         actions = [
             ("s", "draw from the stock"),
             ("t / enter (on the pile)", "take from the discard pile at the marked card, with its use"),
             ("m", "meld the selected cards"),
             ("l", "lay off the selected card (you choose the meld if several fit)"),
-            ("d", "discard the selected card: ends your turn"),
+            ("d", "discard the selected card (or the one under the cursor): ends your turn"),
             ("p", "pass (only with the stock empty)"),
             ("n", "ready for the next deal"),
             ("r", "show the scores of the last deal"),
@@ -507,18 +591,15 @@ class TableScreen(Screen[None]):
         ]
         other = [
             ("h", "hints: mark the cards, pile cards and melds you could play"),
-            ("o", "sort the hand by suit or by rank"),
+            ("o", "sort the hand by suit, or by rank"),
             ("c", "chat (enter sends, escape returns to the hand)"),
             ("b", "leave the table, back to the lobby"),
             ("ctrl+p", "command palette: every action by name"),
-            ("?", "this help"),
+            ("?", "this help: keys, how to play, the rule book"),
             ("q", "quit (asks first during a game)"),
         ]
-        self.app.push_screen(
-            HelpScreen(
-                "Keys at the table", [("Your turn", actions), ("Your hand", HAND_KEYS), ("Any time", other)]
-            )
-        )
+        keys = [("Your turn", actions), ("Your hand", HAND_KEYS), ("Any time", other)]
+        self.app.push_screen(HelpScreen("Keys at the table", keys, self.ascii))
 
     @work(exclusive=True, group="quit")
     async def action_leave(self) -> None:

@@ -9,37 +9,51 @@ from textual.widgets import Static
 
 
 class Feed(VerticalScroll, can_focus=True):
-    """Lines of content, newest last; only the last ``keep`` are kept."""
+    """Lines of content, newest last; only the last ``keep`` are kept. Lines may be
+    added before the feed is mounted: they show once it is."""
 
     def __init__(self, placeholder: str = "", keep: int = 300, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.placeholder = placeholder
         self.keep = keep
         self.lines: list[Content] = []
+        self.body = Static(Content.styled(placeholder, "dim"), classes="feed-lines")
 
     def compose(self) -> ComposeResult:
-        yield Static(Content.styled(self.placeholder, "dim"), classes="feed-lines")
+        yield self.body
 
     def add(self, line: Content) -> None:
         self.lines.append(line)
         del self.lines[: -self.keep]
         self._show()
 
+    def replace_last(self, line: Content) -> None:
+        """The last line again, grown (a turn told move by move)."""
+        if self.lines:
+            self.lines[-1] = line
+            self._show()
+        else:
+            self.add(line)
+
     def clear_lines(self) -> None:
         self.lines.clear()
         self._show()
 
-    def on_mount(self) -> None:
-        self._show()
+    def set_placeholder(self, placeholder: str) -> None:
+        """What an empty feed says."""
+        self.placeholder = placeholder
+        if not self.lines:
+            self._show()
 
     def _show(self) -> None:
-        body = next(iter(self.query(".feed-lines").results(Static)), None)
-        if body is None:  # lines added before the feed is composed are shown on mount
-            return
         if self.lines:
-            body.update(Content("\n").join(self.lines))
+            self.body.update(Content("\n").join(self.lines))
         else:
-            body.update(Content.styled(self.placeholder, "dim"))
+            self.body.update(Content.styled(self.placeholder, "dim"))
+        if self.is_mounted:
+            self.call_after_refresh(self.scroll_end, animate=False)
+
+    def on_mount(self) -> None:
         self.call_after_refresh(self.scroll_end, animate=False)
 
     @property

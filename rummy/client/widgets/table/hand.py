@@ -1,8 +1,9 @@
-"""The player's hand: a row of cards to pick from with the keyboard or the mouse.
+"""The player's hand: a fan of card faces to pick from with the keyboard or the mouse.
 
 The widget owns only how the hand is shown and picked (order, cursor, selection);
-which cards the player holds always comes from the engine's view. Selected cards
-are drawn one line higher than the rest, so a selection reads in any colours.
+which cards the player holds always comes from the engine's view. A card keeps
+its place (and so its number key) until the player sorts or moves it: a card
+that arrives goes to the right end, marked "new". Selected cards rise one row.
 """
 
 from __future__ import annotations
@@ -13,20 +14,19 @@ from typing import ClassVar, Literal
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Size as Area
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from rummy.engine import Card, card_text
+from rummy.engine import Card
 from rummy.engine.cards import sort_key_rank, sort_key_suit
 
-from ... import text
+from .faces import LARGE, MEDIUM, SMALL, Face, Look, Size, fan, fan_width
 
-SortMode = Literal["suit", "rank", "own"]
-SLOT = 4  # columns per card: up to three for the card, one space
-ROW_LINES = 3  # raised (selected) line, card line, label line
+SortMode = Literal["suit", "rank"]
 SHORTCUT_KEYS = "1234567890"
+SIZES = (LARGE, MEDIUM, SMALL)
 
 
 def sort_cards(cards: Iterable[Card], mode: SortMode) -> list[Card]:
@@ -35,8 +35,20 @@ def sort_cards(cards: Iterable[Card], mode: SortMode) -> list[Card]:
     return sorted(cards, key=sort_key_suit)
 
 
+def fitting(count: int, width: int, wanted: Size) -> tuple[Size, int]:
+    """The largest face no larger than ``wanted`` whose fan of ``count`` fits ``width``,
+    and how many cards go in one row (all of them, unless even small faces need rows)."""
+    for size in SIZES:
+        if size.inner > wanted.inner:
+            continue
+        if fan_width(count, size) <= width:
+            return size, max(1, count)
+    return SMALL, max(1, (width - 1) // SMALL.slot)
+
+
 class HandView(Widget, can_focus=True):
-    """The hand. Posts ``Changed`` whenever the selection or cursor moves."""
+    """The hand. Posts ``Changed`` when the cursor or the selection moves, ``Reordered``
+    when the order changes (to remember it across a resume)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", "Previous card", show=False),
@@ -46,10 +58,6 @@ class HandView(Widget, can_focus=True):
         Binding("space", "toggle_card", "Select card", show=False),
         Binding("shift+left,less_than_sign", "shift(-1)", "Move card left", show=False),
         Binding("shift+right,greater_than_sign", "shift(1)", "Move card right", show=False),
-        *(
-            Binding(key, f"pick({i})", f"Select card {i + 1}", show=False)
-            for i, key in enumerate(SHORTCUT_KEYS)
-        ),
     ]
 
     class Changed(Message):
@@ -63,47 +71,72 @@ class HandView(Widget, can_focus=True):
         def control(self) -> HandView:
             return self.hand
 
+    class Reordered(Message):
+        """The hand's order changed: ``order`` is the new one."""
+
+        def __init__(self, hand: HandView, order: tuple[Card, ...]) -> None:
+            super().__init__()
+            self.hand = hand
+            self.order = order
+
+        @property
+        def control(self) -> HandView:
+            return self.hand
+
     order: reactive[tuple[Card, ...]] = reactive((), layout=True)
     cursor: reactive[int] = reactive(0)
     selected: reactive[frozenset[Card]] = reactive(frozenset())
     hints: reactive[frozenset[Card]] = reactive(frozenset())
     fresh: reactive[frozenset[Card]] = reactive(frozenset())
-    sort_mode: reactive[SortMode] = reactive("suit")
+    wanted: reactive[Size] = reactive(SMALL, layout=True)  # the face size the screen has room for
 
-    def __init__(self, ascii: bool = False, **kwargs: object) -> None:
+    def __init__(self, look: Look | None = None, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.ascii = ascii
+        self.look = look or Look()
+        self.sort_mode: SortMode = "suit"
 
     # --- what the hand holds ----------------------------------------------------
 
-    def set_cards(self, cards: Sequence[Card]) -> None:
-        """Show ``cards`` (the hand from the view), keeping the player's order for the
-        cards still held; new cards are sorted in, or put last in an own order."""
+    def set_cards(
+        self,
+        cards: Sequence[Card],
+        remembered: Sequence[Card] = (),
+        keep_fresh: bool = True,
+        new_deal: bool = False,
+    ) -> None:
+        """Show ``cards`` (the hand from the view). Cards still held keep their places;
+        new ones go to the right end, marked new (``keep_fresh`` False: the turn is
+        over, nothing is new any more). A whole new hand (``new_deal``, or no card in
+        common) takes the ``remembered`` order for the cards it names, the rest sorted
+        by suit."""
         held = set(cards)
-        kept = [c for c in self.order if c in held]
-        new = [c for c in cards if c not in set(kept)]
-        if self.sort_mode == "own":
-            order = kept + new
+        kept = [] if new_deal else [c for c in self.order if c in held]
+        if not kept:
+            base = [c for c in remembered if c in held]
+            rest = sort_cards((c for c in cards if c not in set(base)), self.sort_mode)
+            order, fresh = base + rest, frozenset[Card]()
         else:
-            order = sort_cards(held, self.sort_mode)
-        focus_card = new[-1] if len(new) == 1 and self.order else None
-        self.fresh = frozenset(new) if self.order else frozenset()
+            new = [c for c in cards if c not in set(kept)]
+            order = kept + new
+            fresh = frozenset(new) if new else self.fresh & held
+        before = self.order
+        self.fresh = fresh if keep_fresh else frozenset()
         self.selected = frozenset(c for c in self.selected if c in held)
         self.order = tuple(order)
-        if focus_card is not None:
-            self.cursor = order.index(focus_card)
-        else:
-            self.cursor = min(self.cursor, max(0, len(order) - 1))
+        self.cursor = min(self.cursor, max(0, len(order) - 1))
+        if self.order != before:
+            self.post_message(self.Reordered(self, self.order))
         self.post_message(self.Changed(self))
 
     def toggle_sort(self) -> SortMode:
-        """Sort by suit, then by rank, then by suit again (an own order ends)."""
+        """Sort by suit, then by rank, then by suit again."""
         mode: SortMode = "rank" if self.sort_mode == "suit" else "suit"
         current = self.current_card
         self.sort_mode = mode
         self.order = tuple(sort_cards(self.order, mode))
         if current is not None:
             self.cursor = self.order.index(current)
+        self.post_message(self.Reordered(self, self.order))
         return mode
 
     @property
@@ -124,6 +157,12 @@ class HandView(Widget, can_focus=True):
         self.selected = frozenset()
         self.post_message(self.Changed(self))
 
+    def pick(self, index: int) -> None:
+        """Number key ``index + 1``: the cursor goes to that card, which is (un)selected."""
+        if 0 <= index < len(self.order):
+            self.cursor = index
+            self._toggle(self.order[index])
+
     # --- keys -------------------------------------------------------------------
 
     def action_cursor(self, step: int) -> None:
@@ -141,22 +180,17 @@ class HandView(Widget, can_focus=True):
         if card is not None:
             self._toggle(card)
 
-    def action_pick(self, index: int) -> None:
-        if index < len(self.order):
-            self.cursor = index
-            self._toggle(self.order[index])
-
     def action_shift(self, step: int) -> None:
-        """Move the card under the cursor: the hand keeps this own order from now on."""
+        """Move the card under the cursor one place: the player's own order."""
         n = len(self.order)
         j = self.cursor + step
         if n < 2 or not 0 <= j < n:
             return
         order = list(self.order)
         order[self.cursor], order[j] = order[j], order[self.cursor]
-        self.sort_mode = "own"
         self.order = tuple(order)
         self.cursor = j
+        self.post_message(self.Reordered(self, self.order))
         self.post_message(self.Changed(self))
 
     def _toggle(self, card: Card) -> None:
@@ -165,64 +199,54 @@ class HandView(Widget, can_focus=True):
 
     # --- the mouse ----------------------------------------------------------------
 
+    def _shape(self, width: int) -> tuple[Size, int]:
+        return fitting(len(self.order), max(1, width), self.wanted)
+
     def index_at(self, x: int, y: int) -> int | None:
-        per_line = self._per_line()
-        slot, row = x // SLOT, y // ROW_LINES
-        if slot >= per_line:
+        size, per_row = self._shape(self.content_size.width)
+        block, slot = y // (size.height + 1), x // size.slot
+        if slot >= per_row:
             return None
-        index = row * per_line + slot
+        index = block * per_row + slot
         return index if 0 <= index < len(self.order) else None
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
-        if offset is None:
-            return
-        index = self.index_at(offset.x, offset.y)
+        index = None if offset is None else self.index_at(offset.x, offset.y)
         if index is None:
             return
         self.focus()
-        self.cursor = index
-        self._toggle(self.order[index])
+        self.pick(index)
 
     # --- drawing --------------------------------------------------------------------
 
-    def _per_line(self) -> int:
-        width = self.content_size.width or 80
-        return max(1, width // SLOT)
+    def get_content_height(self, container: Area, viewport: Area, width: int) -> int:
+        size, per_row = self._shape(width)
+        rows = max(1, -(-len(self.order) // per_row))
+        return rows * (size.height + 1)
 
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        per_line = max(1, width // SLOT)
-        rows = max(1, -(-len(self.order) // per_line))
-        return rows * ROW_LINES
+    def faces(self) -> list[Face]:
+        focused = self.has_focus
+        return [
+            Face(
+                card,
+                raised=card in self.selected,
+                cursor=focused and i == self.cursor,
+                top="new" if card in self.fresh else "",
+                label=SHORTCUT_KEYS[i] if i < len(SHORTCUT_KEYS) else "",
+                dot=card in self.hints,
+            )
+            for i, card in enumerate(self.order)
+        ]
 
     def render(self) -> Content:
         if not self.order:
             return Content.styled("(no cards in hand)", "dim")
-        per_line = self._per_line()
+        size, per_row = self._shape(self.content_size.width)
+        faces = self.faces()
         lines: list[Content] = []
-        for start in range(0, len(self.order), per_line):
-            raised: list[Content | str] = []
-            base: list[Content | str] = []
-            labels: list[Content | str] = []
-            for i in range(start, min(start + per_line, len(self.order))):
-                card = self.order[i]
-                face = card_text(card, self.ascii).rjust(3) + " "
-                style = text.card_style(card)
-                if i == self.cursor and self.has_focus:
-                    style += " reverse"
-                if card in self.fresh:
-                    style += " underline"
-                blank = " " * SLOT
-                if card in self.selected:
-                    raised.append(Content.styled(face, style))
-                    base.append(blank)
-                else:
-                    raised.append(blank)
-                    base.append(Content.styled(face, style))
-                label = SHORTCUT_KEYS[i] if i < len(SHORTCUT_KEYS) else " "
-                mark = ("*" if self.ascii else "•") if card in self.hints else " "
-                labels.append(Content.styled(f" {label}{mark} ", "dim" if card not in self.hints else "bold"))
-            lines += [Content.assemble(*raised), Content.assemble(*base), Content.assemble(*labels)]
+        for start in range(0, len(faces), per_row):
+            lines += fan(faces[start : start + per_row], size, self.look)
         return Content("\n").join(lines)
 
     def on_focus(self) -> None:

@@ -1,7 +1,9 @@
-"""The stock's count and the discard pile, spread so that every card shows (R4.3).
+"""The stock (a card back with its count) and the discard pile, spread so that every
+card is readable and can be picked (R4.3), bottom card on the left.
 
 A cursor picks the card to take from: that card (the target card) and every card
-above it are marked, since taking from the pile takes all of them (R4.1).
+above it are marked, since taking from the pile takes all of them (R4.1). The
+card the last player discarded is marked until another player moves.
 """
 
 from __future__ import annotations
@@ -12,21 +14,21 @@ from typing import ClassVar
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Size as Area
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from rummy.engine import Card, card_text
+from rummy.engine import Card
 
-from ... import text
+from .faces import CURSOR, IVORY, LARGE, MEDIUM, RECENT, SMALL, TAKEN, Face, Look, Size, chip, fan, fan_width
 
-SLOT = 4
-LABEL = 14  # "Stock 27  Pile" then the cards
+GAP = 2  # columns between the stock and the pile
 
 
 class DiscardPileView(Widget, can_focus=True):
-    """The stock count and the spread discard pile (bottom card first)."""
+    """The stock and the spread discard pile. Framed faces while they fit in one row;
+    a longer pile is drawn as small chips over as many lines as it needs."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", "Lower card", show=False),
@@ -56,10 +58,12 @@ class DiscardPileView(Widget, can_focus=True):
     cursor: reactive[int] = reactive(0)
     hints: reactive[frozenset[int]] = reactive(frozenset())
     armed: reactive[bool] = reactive(False)  # the player may take now: mark what t would take
+    recent: reactive[Card | None] = reactive(None)  # just discarded by the last player
+    wanted: reactive[Size] = reactive(SMALL, layout=True)
 
-    def __init__(self, ascii: bool = False, **kwargs: object) -> None:
+    def __init__(self, look: Look | None = None, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.ascii = ascii
+        self.look = look or Look()
 
     def set_pile(self, pile: Sequence[Card], stock: int) -> None:
         """Show a new pile; the cursor goes to the top card."""
@@ -83,14 +87,39 @@ class DiscardPileView(Widget, can_focus=True):
         if self.pile:
             self.post_message(self.TakeRequested(self, self.cursor))
 
+    # --- shape ------------------------------------------------------------------------
+
+    def _face_size(self) -> Size:
+        """The face size of the stock and of a framed pile (at most ``wanted``)."""
+        for size in (LARGE, MEDIUM, SMALL):
+            if size.inner <= self.wanted.inner and size.height <= max(self.wanted.height, 3):
+                return size
+        return SMALL
+
+    def _framed(self, width: int) -> bool:
+        size = self._face_size()
+        return fan_width(1, size) + GAP + fan_width(len(self.pile), size) <= width
+
+    def _chips_per_line(self, width: int) -> int:
+        room = width - fan_width(1, self._face_size()) - GAP
+        return max(1, (room + 1) // 4)  # "10♥ " is the widest chip with its space
+
+    def get_content_height(self, container: Area, viewport: Area, width: int) -> int:
+        size = self._face_size()
+        if self._framed(width):
+            return size.height
+        lines = -(-len(self.pile) // self._chips_per_line(width))
+        return max(size.height, lines)
+
     def index_at(self, x: int, y: int) -> int | None:
-        per_line = self._per_line()
-        if x < LABEL:
+        width = self.content_size.width
+        left = fan_width(1, self._face_size()) + GAP
+        if x < left:
             return None
-        slot, row = (x - LABEL) // SLOT, y // 2
-        if slot >= per_line:
-            return None
-        index = row * per_line + slot
+        if self._framed(width):
+            index = (x - left) // self._face_size().slot
+        else:
+            index = y * self._chips_per_line(width) + (x - left) // 4
         return index if 0 <= index < len(self.pile) else None
 
     def on_click(self, event: events.Click) -> None:
@@ -102,37 +131,53 @@ class DiscardPileView(Widget, can_focus=True):
         self.cursor = index
         self.post_message(self.TakeRequested(self, index))
 
-    def _per_line(self) -> int:
-        width = self.content_size.width or 80
-        return max(1, (width - LABEL) // SLOT)
+    # --- drawing ------------------------------------------------------------------------
 
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        per_line = max(1, (width - LABEL) // SLOT)
-        return max(1, -(-len(self.pile) // per_line)) * 2
+    def _background(self, i: int) -> str:
+        marking = self.has_focus or self.armed
+        if marking and i == self.cursor:
+            return CURSOR
+        if marking and i > self.cursor:
+            return TAKEN
+        if self.recent is not None and i == len(self.pile) - 1 and self.pile[i] == self.recent:
+            return RECENT
+        return IVORY
 
     def render(self) -> Content:
-        per_line = self._per_line()
-        stock = Content.assemble(("Stock ", "dim"), (f"{self.stock:<3}", "bold"), ("Pile  ", "dim"))
+        width = self.content_size.width or 80
+        size = self._face_size()
+        if self.stock:
+            stock = fan([Face(None, label=str(self.stock))], size, self.look, lift=False)
+        else:  # the same room, so that the pile does not move
+            stock = [Content.styled("empty" if r == 1 else "", "dim") for r in range(size.height)]
+        stock = [line.pad_right(fan_width(1, size) + GAP - line.cell_length) for line in stock]
         if not self.pile:
-            return Content.assemble(stock, ("(empty)", "dim"))
-        lines: list[Content] = []
-        mark_taken = "^" if self.ascii else "▔"
-        for row, start in enumerate(range(0, len(self.pile), per_line)):
-            faces: list[Content | str] = [stock if row == 0 else " " * LABEL]
-            arrow = "bottom->top" if self.ascii else "bottom → top"
-            marks: list[Content | str] = [Content.styled((arrow if row == 0 else "").ljust(LABEL), "dim")]
-            for i in range(start, min(start + per_line, len(self.pile))):
-                card = self.pile[i]
-                style = text.card_style(card)
-                taken = i >= self.cursor and (self.has_focus or self.armed)
-                if i == self.cursor and self.has_focus:
-                    style += " reverse"
-                faces.append(Content.styled(card_text(card, self.ascii).rjust(3) + " ", style))
-                hint = ("*" if self.ascii else "•") if i in self.hints else ""
-                under = mark_taken if taken else " "
-                marks.append(Content.styled(under * 2 + (hint or under) + " ", "bold"))
-            lines += [Content.assemble(*faces), Content.assemble(*marks)]
-        return Content("\n").join(lines)
+            body = [
+                Content.styled("(the discard pile is empty)" if r == 1 else "", "dim")
+                for r in range(size.height)
+            ]
+        elif self._framed(width):
+            faces = [
+                Face(card, background=self._background(i), dot=i in self.hints)
+                for i, card in enumerate(self.pile)
+            ]
+            body = fan(faces, size, self.look, lift=False)
+        else:
+            per_line = self._chips_per_line(width)
+            dot = "*" if self.look.ascii else "•"
+            body = []
+            for start in range(0, len(self.pile), per_line):
+                parts: list[Content | str] = []
+                for i in range(start, min(start + per_line, len(self.pile))):
+                    face = chip(self.pile[i], self.look, self._background(i)).pad_left(
+                        3 - len(self.look.text(self.pile[i]))
+                    )
+                    parts += [face, dot if i in self.hints else " "]
+                body.append(Content.assemble(*parts))
+        rows = max(len(stock), len(body))
+        stock += [Content(" " * (fan_width(1, size) + GAP))] * (rows - len(stock))
+        body += [Content("")] * (rows - len(body))
+        return Content("\n").join(Content.assemble(s, b) for s, b in zip(stock, body, strict=True))
 
     def on_focus(self) -> None:
         self.refresh()

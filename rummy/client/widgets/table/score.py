@@ -1,18 +1,19 @@
-"""The score line: the deal, the points on the table this deal, and the totals.
+"""The table's top line: the deal, the table's name, the points on the table this deal
+and the totals.
 
-The points are counted by the engine's own scoring (R7.1, R7.4) over the melds
-in view; cards still in hands count only at the deal's end (R7.2).
+The points are counted by the engine's own scoring (R7.1, R7.4) over the melds in
+view; cards still in hands count only at the deal's end (R7.2).
 """
 
 from __future__ import annotations
 
 from textual.content import Content
-from textual.reactive import reactive
 from textual.widget import Widget
 
-from rummy.engine import PlayerView, score_deal
+from rummy.engine import PlayerView, score_deal, team_of
 
 from ... import text
+from ...scene import Scene
 
 
 def on_table(view: PlayerView) -> tuple[int, int]:
@@ -23,26 +24,47 @@ def on_table(view: PlayerView) -> tuple[int, int]:
     return (a.laid + a.doubled_fours, b.laid + b.doubled_fours)
 
 
+def score_line(scene: Scene, table_name: str, width: int) -> Content:
+    view, look = scene.view, scene.look
+    me = scene.seats.me
+    laid = on_table(view)
+    totals = view.totals()
+    deal = Content.styled(f"Deal {view.deal} of 2", "bold")
+    teams: list[Content] = []
+    for team in (0, 1):
+        name = text.team_name(team, look.ascii) + (" (you)" if me is not None and team_of(me) == team else "")
+        teams.append(
+            Content.assemble(
+                (name, "bold"),
+                f" {totals[team]}",
+                (f"  +{laid[team]} on the table" if laid[team] else "", "dim"),
+            )
+        )
+    sep = Content.styled("  |  " if look.ascii else "  │  ", "dim")
+    right = Content.assemble(teams[0], sep, teams[1])
+    title = text.plain(table_name, "dim", limit=40) if table_name else Content("")
+    room = width - deal.cell_length - right.cell_length - 4
+    if title.cell_length and room >= 8:
+        left = Content.assemble(deal, "  ", title.truncate(room, ellipsis=True))
+    else:
+        left = deal
+    gap = max(2, width - left.cell_length - right.cell_length)
+    return Content.assemble(left, " " * gap, right).truncate(width)
+
+
 class ScoreLine(Widget):
     DEFAULT_CSS = "ScoreLine { height: 1; }"
 
-    view: reactive[PlayerView | None] = reactive(None)
-
-    def __init__(self, ascii: bool = False, **kwargs: object) -> None:
+    def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.ascii = ascii
+        self.scene: Scene | None = None
+        self.table_name = ""
+
+    def show(self, scene: Scene, table_name: str = "") -> None:
+        self.scene, self.table_name = scene, table_name
+        self.refresh()
 
     def render(self) -> Content:
-        view = self.view
-        if view is None:
+        if self.scene is None:
             return Content("")
-        t0, t1 = text.team_name(0, self.ascii), text.team_name(1, self.ascii)
-        a, b = on_table(view)
-        ta, tb = view.totals()
-        return Content.assemble(
-            (f"Deal {view.deal} of 2", "bold"),
-            ("   on the table ", "dim"),
-            f"{t0} {a}  {t1} {b}",
-            ("   totals ", "dim"),
-            (f"{t0} {ta}  {t1} {tb}", "bold"),
-        )
+        return score_line(self.scene, self.table_name, max(1, self.content_size.width))

@@ -1,0 +1,90 @@
+"""The line of keys at the bottom of a screen: the actions that apply now.
+
+One line of text, never wider than the terminal: when the keys do not all fit,
+the last ones before help and quit make way, so "? Help" and "q Quit" always
+show. It reads the screen's own bindings and ``check_action``, so the keys, the
+command palette and the footer always agree; a click on a key runs its action.
+Drawing it is one line of text, so it can follow every change of the game.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.binding import Binding
+from textual.content import Content
+from textual.widget import Widget
+
+PINNED = ("help", "quit", "app.quit")  # always shown, at the end
+
+
+class KeyBar(Widget):
+    DEFAULT_CSS = """
+    KeyBar { height: 1; background: $panel; padding: 0 1; }
+    """
+
+    def __init__(self, palette: bool = True, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.palette = palette
+        self._spots: list[tuple[int, int, str]] = []  # (start, end, action) of each key drawn
+
+    def keys(self) -> list[tuple[str, str, str]]:
+        """(key, description, action) of every shown binding of the screen that applies now."""
+        screen = self.screen
+        found = []
+        for binding in screen.BINDINGS:
+            if not isinstance(binding, Binding) or not binding.show or not binding.description:
+                continue
+            action = binding.action
+            if screen.check_action(action.split("(")[0].removeprefix("app."), ()) is False:
+                continue
+            found.append((self.app.get_key_display(binding), binding.description, action))
+        return found
+
+    def line(self, width: int) -> Content:
+        keys = self.keys()
+        pinned = [k for k in keys if k[2] in PINNED]
+        others = [k for k in keys if k[2] not in PINNED]
+        palette = self.palette and getattr(self.app, "use_command_palette", True)
+        tail = Content.styled("  ^p palette", "dim") if palette else Content("")
+
+        def draw(items: list[tuple[str, str, str]], cut: bool) -> tuple[Content, list[tuple[int, int, str]]]:
+            parts: list[Content] = []
+            spots = []
+            x = 0
+            for i, (key, words, action) in enumerate(items):
+                if i:
+                    parts.append(Content("  "))
+                    x += 2
+                piece = Content.assemble((key, "bold $accent"), " ", words)
+                spots.append((x, x + piece.cell_length, action))
+                parts.append(piece)
+                x += piece.cell_length
+                if cut and i == len(items) - len(pinned) - 1:
+                    parts.append(Content.styled(" …" if not self.ascii else " ...", "dim"))
+                    x += 2 if not self.ascii else 4
+            return Content.assemble(*parts), spots
+
+        for keep in range(len(others), -1, -1):
+            line, spots = draw(others[:keep] + pinned, keep < len(others))
+            if line.cell_length + tail.cell_length <= width or keep == 0:
+                break
+        self._spots = spots
+        if line.cell_length + tail.cell_length <= width:
+            line = Content.assemble(line, " " * (width - line.cell_length - tail.cell_length), tail)
+        return line.truncate(width)
+
+    @property
+    def ascii(self) -> bool:
+        return bool(getattr(self.app, "ascii", False))
+
+    def render(self) -> Content:
+        return self.line(max(1, self.content_size.width))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        for start, end, action in self._spots:
+            if start <= offset.x < end:
+                self.app.call_later(self.screen.run_action, action)
+                return

@@ -1,0 +1,155 @@
+"""One player at the table, drawn where they sit: place, name, team, the cards they
+hold (as backs), away or present, dealer, whose turn and what part of it with the
+turn clock, and what they just did (R9.1).
+
+``place`` is where on the screen: ``south`` (oneself, at the bottom), ``north``
+(the partner, across), ``west`` and ``east`` (the opponents, left and right).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from textual.content import Content
+from textual.widget import Widget
+
+from rummy.engine import SEAT_NAMES, team_of
+
+from ... import text
+from ...describe import turn_part
+from ...scene import Scene
+from .faces import backs
+
+Place = Literal["south", "west", "north", "east"]
+
+
+def clock_text(scene: Scene, seat: int, now: float) -> str:
+    """The turn clock of ``seat`` when it runs for them: '0:25', '0:25 paused'."""
+    timer = scene.timer
+    if timer is None or timer.kind != "turn" or timer.seat != seat:
+        return ""
+    if scene.offline:  # the server cannot be reached: its clock cannot be read either
+        return f"{_mmss(timer.seconds)} paused"
+    left = timer.left(now)
+    return f"{_mmss(left)}{' paused' if timer.paused else ''}"
+
+
+def _mmss(seconds: float) -> str:
+    s = max(0, int(seconds + 0.999))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def last_action(scene: Scene, seat: int) -> Content | None:
+    """What ``seat`` did on the turn just played, while it is marked on the table."""
+    r = scene.recent
+    if r.seat != seat:
+        return None
+    look = scene.look
+    parts: list[Content | str] = []
+    if r.drew and not (r.melded or r.laid_off or r.discarded is not None):
+        parts.append("drew")  # once more happened, the draw goes without saying
+    if r.took:
+        more = f" +{len(r.took) - 1}" if len(r.took) > 1 else ""
+        parts += ["took ", text.card(r.took[0], look.ascii), more]
+    if r.melded:
+        parts.append(f"{', ' if parts else ''}melded")
+    if r.laid_off:
+        parts.append(f"{', ' if parts else ''}laid off")
+    if r.discarded is not None:
+        parts += [", " if parts else "", "discarded ", text.card(r.discarded, look.ascii)]
+    if r.passed:
+        parts.append("passed")
+    return Content.assemble(*parts) if parts else None
+
+
+class SeatPanel(Widget):
+    """One seat. The screen gives it a scene (``show``) and its height; the panel says
+    as much as fits. The seat to act is marked (class ``-turn``), an away player too
+    (``-away``)."""
+
+    DEFAULT_CSS = """
+    SeatPanel { height: 3; padding: 0 1; }
+    SeatPanel.-turn { background: $accent 25%; }
+    """
+
+    def __init__(self, place: Place, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.place = place
+        self.scene: Scene | None = None
+
+    @property
+    def seat(self) -> int:
+        return 0 if self.scene is None else self.scene.seat_at(self.place)
+
+    def show(self, scene: Scene) -> None:
+        self.scene = scene
+        view, seat = scene.view, scene.seat_at(self.place)
+        info = scene.seats.seats[seat] if seat < len(scene.seats.seats) else None
+        self.set_class(view.phase in ("draw", "meld") and view.current == seat, "-turn")
+        self.set_class(info is not None and not info.present, "-away")
+        self.refresh()
+
+    def lines(self, width: int, height: int, now: float | None = None) -> list[Content]:
+        """The panel's text: ``height`` lines at most, each at most ``width`` cells."""
+        scene = self.scene
+        if scene is None:
+            return []
+        now = time.monotonic() if now is None else now
+        view, seats, look = scene.view, scene.seats, scene.look
+        seat = scene.seat_at(self.place)
+        info = seats.seats[seat] if seat < len(seats.seats) else None
+        turn = view.phase in ("draw", "meld") and view.current == seat
+        mine = seat == seats.me
+        arrow = (">" if look.ascii else "▶") if turn else " "
+        where = Content.assemble(
+            (arrow, "bold"),
+            (f" {'You, ' if mine else ''}{SEAT_NAMES[seat]}", "bold"),
+            (f"  {text.team_name(team_of(seat), look.ascii)}", "dim"),
+        )
+        if info is None:
+            name = Content.styled("(empty seat)", "dim")
+        else:
+            tags = []
+            if info.bot:
+                tags.append(f"{info.level} bot" if info.level else "bot")  # its level, if any
+            if seats.me is not None and not mine and team_of(seat) == team_of(seats.me):
+                tags.append("partner")
+            name = Content.assemble(
+                text.plain(info.name, "bold", limit=24), (f" ({', '.join(tags)})" if tags else "", "dim")
+            )
+            if not info.present:
+                name = Content.assemble(name, " ", ("away", "bold reverse"))
+        held = view.hand_counts[seat]
+        cards = (
+            Content(f"{held} card{'s' if held != 1 else ''}")
+            if mine and view.hand is not None
+            else backs(held, look, most=min(10, max(3, width - 6)))
+        )
+        if seat == view.dealer and view.phase in ("draw", "meld"):
+            cards = Content.assemble(cards, ("  dealer", "dim"))
+        status: Content | None = None
+        if turn:
+            clock = clock_text(scene, seat, now)
+            status = Content.assemble((turn_part(view), "bold"), (f"  {clock}" if clock else "", "bold"))
+        elif view.phase == "deal_over" and info is not None and info.ready:
+            status = Content.styled("ready for the next deal", "bold")
+        else:
+            status = last_action(scene, seat)
+        if height <= 1:
+            pieces = [where, name, cards] + ([status] if status is not None else [])
+            return [Content("  ").join(pieces).truncate(width, ellipsis=True)]
+        if height == 2:
+            rows = [Content("  ").join([where, name, cards])]
+            rows.append(status or Content(""))
+        elif height == 3:
+            rows = [where, name, Content("  ").join([cards] + ([status] if status is not None else []))]
+            if status is not None and Content("  ").join([cards, status]).cell_length > width:
+                rows[2] = status if turn else cards
+        else:
+            rows = [where, name, cards, status or Content("")]
+        return [row.truncate(width, ellipsis=True) for row in rows[:height]]
+
+    def render(self) -> Content:
+        size = self.content_size
+        return Content("\n").join(self.lines(max(1, size.width), max(1, size.height)))
