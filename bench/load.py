@@ -130,6 +130,7 @@ _full = msgspec.msgpack.Decoder(GameUpdate)
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)  # seconds, move sent -> its answer
+    sent_at: list[float] = field(default_factory=list)  # perf_counter when each of those was sent
     moves: int = 0  # moves accepted
     refused: Counter[str] = field(default_factory=Counter)  # error codes, answers and pushes
     games_finished: int = 0
@@ -255,6 +256,7 @@ class Seat(asyncio.Protocol):
                     self.stats.expert_own_moves += 1
             elif kind == "move":
                 self.stats.latencies.append(time.perf_counter() - sent)
+                self.stats.sent_at.append(sent)
                 if m.type == "error":
                     self._refused(m)
                 else:
@@ -332,6 +334,7 @@ class TableRun:
         self.seats: list[Seat] = []
         self.games_done = 0
         self.seated = False
+        self.table_id: int | None = None
         self._started = 0
         self._done = 0
 
@@ -341,8 +344,14 @@ class TableRun:
         for chair in range(1 if self.experts else 4):
             rng = random.Random(run.seed * 10_007 + self.index * 4 + chair)
             seat = Seat(run, self, chair, make_bot(run.bot, random.Random(rng.getrandbits(64))), rng)
+            source = run.source(self.index)
             async with run.connecting:
-                await loop.create_connection(functools.partial(_same, seat), run.host, run.port)
+                await loop.create_connection(
+                    functools.partial(_same, seat),
+                    run.host,
+                    run.port,
+                    local_addr=None if source is None else (source, 0),
+                )
             self.seats.append(seat)
         for i, seat in enumerate(self.seats):
             await seat.call(Hello, version=PROTOCOL_VERSION, name=f"load{self.index}-{i}", lobby=run.lobby)
@@ -351,6 +360,7 @@ class TableRun:
         )
         table_id = seated.table_id
         assert table_id is not None
+        self.table_id = table_id
         await asyncio.gather(
             *(s.call(Sit, table_id=table_id, chair=c) for c, s in enumerate(self.seats) if c)
         )
@@ -418,6 +428,20 @@ class Run:
         self.tables += [TableRun(self, args.tables + i, experts=True) for i in range(args.expert_tables)]
         self.finished = asyncio.Event()
 
+    def source(self, table_index: int) -> str | None:
+        """The address table ``table_index``'s clients connect from (None: any)."""
+        return None
+
+    def pending_moves(self) -> list[float]:
+        """When each move still unanswered was sent (perf_counter)."""
+        return [
+            sent
+            for t in self.tables
+            for seat in t.seats
+            for kind, sent, _ in seat._pending.values()
+            if kind == "move"
+        ]
+
     def table_finished(self) -> None:
         self._unfinished -= 1
         if self._unfinished == 0:
@@ -454,12 +478,23 @@ class ServerUnderTest:
         return None
 
 
+def connection_cap(connections: int) -> int:
+    """The connection cap to start the server with for ``connections`` clients: they all
+    say hello before they sit, and the server keeps a tenth of its cap for people in a
+    chair (``ServerOptions.player_reserve``), so the cap is that much larger."""
+    return connections * 10 // 9 + 16
+
+
 def _server_flags(connections: int, db: Path) -> list[str]:
-    return [
+    cap = str(connection_cap(connections))
+    flags = [
         "--host", "127.0.0.1", "--port", "0", "--db", str(db), "--log-level", "warning",
         "--bot-delay", "0", "--deal-pause", "1",
-        "--max-connections", str(connections), "--max-per-address", str(connections),
+        "--max-connections", cap, "--max-per-address", cap,
     ]  # fmt: skip
+    if _cli_has("--tables-per-address"):  # every table is opened from loopback
+        flags += ["--tables-per-address", str(connections)]
+    return flags
 
 
 # The rate limit (20 requests/s a connection) guards against hostile peers; a bot at zero
@@ -511,13 +546,19 @@ class Subprocess(ServerUnderTest):
         self.port = int(address.rsplit(":", 1)[1])
 
     async def stop(self) -> None:
-        if getattr(self, "proc", None) is not None and self.proc.returncode is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.proc.wait(), 30)
-            except TimeoutError:
-                self.proc.kill()
-                await self.proc.wait()
+        if getattr(self, "proc", None) is not None:
+            await stop_process(self.proc)
+
+
+async def stop_process(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM, as a host stops the server; SIGKILL if it is not gone within 30 s."""
+    if proc.returncode is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(proc.wait(), 30)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
 
 
 class InProcess(ServerUnderTest):
@@ -526,7 +567,8 @@ class InProcess(ServerUnderTest):
 
         self.server = await start_server(
             "127.0.0.1", 0, db, bot_delay=0.0, deal_pause=1.0,
-            max_connections=connections, max_per_address=connections, **_LIFTED,
+            max_connections=connection_cap(connections), max_per_address=connection_cap(connections),
+            tables_per_address=connections, **_LIFTED,
             **({} if self.sync is None else {"sync": self.sync}),
             **({} if self.bot_workers is None else {"bot_workers": self.bot_workers}),
         )  # fmt: skip
@@ -640,7 +682,7 @@ async def run_load(args: argparse.Namespace) -> dict[str, Any]:
         server.sync = args.sync
         server.bot_workers = args.bot_workers
     try:
-        await server.start(connections + 16, tmp / "load.db")
+        await server.start(connections, tmp / "load.db")
         return await _drive(args, server)
     finally:
         await server.stop()
@@ -677,6 +719,7 @@ async def _drive(args: argparse.Namespace, server: ServerUnderTest) -> dict[str,
     server0, self0 = Usage.of(server.pid), Usage.of(os.getpid())
     workers0 = children_cpu(server.pid) if server.pid else 0.0
     stats.latencies.clear()
+    stats.sent_at.clear()
     stats.lag.clear()
     stats.first_start_at = stats.last_move_at = time.perf_counter()
     run.all_playing = True

@@ -5,7 +5,8 @@ MessagePack map. ``FrameDecoder`` is fed whatever bytes arrive (any split) and
 returns the messages and protocol errors found so far, in order. Like h11's
 ``Connection`` it never touches a socket; unlike msgspec's asyncio example it
 checks the announced length before reading the frame and turns a bad frame
-into an error value instead of an exception.
+(not MessagePack, nested too deeply, of no known type, with a bad field) into an
+error value: ``feed`` never raises.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ MAX_SERVER_FRAME = 4 * 1024 * 1024
 M = TypeVar("M")
 
 _encoder = msgspec.msgpack.Encoder()
-_untyped = msgspec.msgpack.Decoder()
 
 
 def encode_payload(message: Any) -> bytes:
@@ -44,40 +44,53 @@ def encode(message: Any) -> bytes:
     return frame(_encoder.encode(message))
 
 
-class _IdOnly(msgspec.Struct):
-    """Used only to fish the request id out of a message that failed validation."""
+class _Envelope(msgspec.Struct):
+    """Only the ``type`` and ``id`` of a message that failed validation, left undecoded
+    (``Raw``) so that nothing inside them is built: a ``type`` that is a list or a map
+    is not hashable, and a deep one would recurse."""
 
-    id: int | None = None
+    type: msgspec.Raw = msgspec.Raw(b"")
+    id: msgspec.Raw = msgspec.Raw(b"")
 
 
-_id_decoder = msgspec.msgpack.Decoder(_IdOnly)
+_envelope = msgspec.msgpack.Decoder(_Envelope)
+_string = msgspec.msgpack.Decoder(str)
+_request_id_type = msgspec.msgpack.Decoder(int | None)
 
-
-def _request_id(payload: bytes) -> int | None:
-    try:
-        return _id_decoder.decode(payload).id
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+TOO_DEEP = "That frame is nested too deeply to read."
 
 
 def classify(payload: bytes, known_types: frozenset[str], error: Exception) -> ProtocolError:
     """Turn a failed decode into the protocol error a peer is told (non-fatal: the
-    frame boundary is known, so the stream is still in step)."""
+    frame boundary is known, so the stream is still in step). Never raises."""
     try:
-        raw = _untyped.decode(payload)
+        envelope = _envelope.decode(payload)
+    except msgspec.ValidationError:  # MessagePack, but not a map
+        return ProtocolError(UNKNOWN_MESSAGE, "A message must be a map with a 'type'.")
     except msgspec.DecodeError:
         return ProtocolError(BAD_MSGPACK, "That frame is not MessagePack.")
-    if not isinstance(raw, dict) or raw.get("type") not in known_types:
-        kind = raw.get("type") if isinstance(raw, dict) else None
-        shown = repr(kind)[:40]
-        return ProtocolError(
-            UNKNOWN_MESSAGE,
-            f"Unknown message type {shown}."
-            if kind is not None
-            else "A message must be a map with a 'type'.",
-            _request_id(payload),
-        )
-    return ProtocolError(BAD_FIELD, f"Bad message: {str(error)[:200]}", _request_id(payload))
+    except RecursionError:  # msgspec recurses to skip nested values, up to Python's limit
+        return ProtocolError(BAD_MSGPACK, TOO_DEEP)
+    request_id = _decoded(_request_id_type, envelope.id)
+    if not envelope.type:
+        return ProtocolError(UNKNOWN_MESSAGE, "A message must be a map with a 'type'.", request_id)
+    kind = _decoded(_string, envelope.type)
+    if kind not in known_types:
+        shown = repr(kind)[:40] if isinstance(kind, str) else "that is not a string"
+        return ProtocolError(UNKNOWN_MESSAGE, f"Unknown message type {shown}.", request_id)
+    if isinstance(error, RecursionError):
+        return ProtocolError(BAD_MSGPACK, TOO_DEEP, request_id)
+    return ProtocolError(BAD_FIELD, f"Bad message: {str(error)[:200]}", request_id)
+
+
+def _decoded(decoder: msgspec.msgpack.Decoder[Any], raw: msgspec.Raw) -> Any:
+    """``raw`` decoded as the decoder's type, or None when it is absent or not of it."""
+    if not raw:
+        return None
+    try:
+        return decoder.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
 
 
 def _tags(union: Any) -> frozenset[str]:
@@ -132,7 +145,9 @@ class FrameDecoder(Generic[M]):
             pos = end
             try:
                 out.append(self._decoder.decode(payload))
-            except (msgspec.DecodeError, msgspec.ValidationError) as e:
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as e:
+                # RecursionError: msgspec recurses into nested arrays and maps (also to
+                # skip unknown fields) and gives up at Python's recursion limit.
                 out.append(classify(payload, self._tags, e))
         del buf[:pos]
         return out

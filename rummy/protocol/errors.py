@@ -19,6 +19,8 @@ VERSION = "version"  # fatal: another protocol version
 HELLO_FIRST = "hello-first"  # a request before hello
 HELLO_AGAIN = "hello-again"  # a second hello
 HELLO_TIMEOUT = "hello-timeout"  # fatal: no hello in time
+IDLE_TIMEOUT = "idle-timeout"  # fatal: not at a table, and nothing sent for too long
+FRAME_TIMEOUT = "frame-timeout"  # fatal: a frame begun was not finished in time
 RATE_LIMITED = "rate-limited"  # too many requests: this one was dropped
 FLOOD = "flood"  # fatal: kept flooding
 TOO_MANY_CONNECTIONS = "too-many-connections"  # fatal: the server or this address is full
@@ -28,7 +30,9 @@ INTERNAL = "internal"  # a bug on the server; nothing changed
 
 # The lobby and tables
 NO_SUCH_TABLE = "no-such-table"
+TOO_MANY_SPECTATORS = "too-many-spectators"  # the table has as many spectators as it allows
 TOO_MANY_TABLES = "too-many-tables"
+TABLE_QUOTA = "table-quota"  # this connection or address has as many open tables as allowed
 ALREADY_AT_TABLE = "already-at-table"  # leave your table first
 NOT_AT_TABLE = "not-at-table"
 CHAIR_TAKEN = "chair-taken"

@@ -257,9 +257,12 @@ class Pong(_Push, tag="pong"):
 
 
 class Lobby(_Push, tag="lobby"):
-    """The whole table list (on subscribing)."""
+    """The table list (on subscribing): at most a few hundred tables, those waiting for
+    players first, then those being played, then finished ones; ``total`` is how many
+    tables the server has in all (nil from servers before it was sent)."""
 
     tables: list[TableInfo]
+    total: int | None = None
 
 
 class LobbyTable(_Push, tag="lobby_table"):

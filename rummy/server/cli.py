@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import os
 import signal
 import socket
 import sys
@@ -18,9 +19,16 @@ from pathlib import Path
 from platformdirs import user_state_dir
 
 from ..protocol.messages import DEFAULT_PORT
+from .fdlimit import connection_cap, raise_open_files
 from .listener import Server, start_server
+from .logguard import Throttled, guard_loop
+from .options import ServerOptions
 from .ssh.cli import add_ssh_arguments, start_ssh_from_args
+from .storage import StorageError
 from .web.cli import add_web_arguments, start_web_from_args
+
+log = logging.getLogger("rummy.server")
+DEFAULTS = ServerOptions()
 
 
 def default_db() -> Path:
@@ -69,7 +77,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--deal-pause", type=float, default=15.0, help="seconds between deals unless all ready")
     p.add_argument("--max-connections", type=int, default=5000)
-    p.add_argument("--max-per-address", type=int, default=64)
+    p.add_argument("--max-per-address", type=int, default=64, help="connections from one address")
+    p.add_argument(
+        "--tables-per-address",
+        type=int,
+        default=DEFAULTS.tables_per_address,
+        metavar="N",
+        help=f"open tables one address may have opened (default {DEFAULTS.tables_per_address})",
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=DEFAULTS.idle_timeout,
+        metavar="SECONDS",
+        help="close a connection that is not at a table and sends nothing for this long"
+        f" (default {DEFAULTS.idle_timeout:g})",
+    )
+    p.add_argument(
+        "--keep-deserted",
+        type=float,
+        default=DEFAULTS.keep_deserted,
+        metavar="SECONDS",
+        help="end a game in play once all its players have been away this long"
+        f" (default {DEFAULTS.keep_deserted:g})",
+    )
     p.add_argument("--rate", type=float, default=20.0, help="requests a second allowed per connection")
     p.add_argument("--burst", type=int, default=60, help="requests allowed at once per connection")
     p.add_argument(
@@ -97,12 +128,30 @@ def public_address(server: Server) -> str:
     return f"{host}:{server.port}"
 
 
-# The SSH and web doors' clients connect from here; each door applies its own per-address cap.
+# The SSH and web doors' clients connect from here; each door applies its own per-address
+# cap, and the game server lets this address hold one more connection and table per player.
 LOOPBACK = frozenset({"127.0.0.1", "::1"})
 
 
-async def serve(args: argparse.Namespace) -> None:
-    server = await start_server(
+async def start(args: argparse.Namespace) -> Server:
+    """The game server the arguments ask for, listening."""
+    open_files = raise_open_files()
+    # Each SSH or browser player holds two more files (their connection and pty), and
+    # SSH connections still logging in one each.
+    spare = 0
+    if args.ssh_port is not None:
+        spare += 2 * args.ssh_max_sessions + args.ssh_max_startups
+    if args.web_port is not None:
+        spare += 2 * args.web_max_sessions
+    max_connections = connection_cap(args.max_connections, open_files, spare)
+    if max_connections < args.max_connections:
+        log.warning(
+            "at most %d connections (not %d): the open-file limit is %s; raise it (ulimit -Hn) for more",
+            max_connections,
+            args.max_connections,
+            open_files,
+        )
+    return await start_server(
         args.host,
         args.port,
         args.db or default_db(),
@@ -110,13 +159,31 @@ async def serve(args: argparse.Namespace) -> None:
         bot_workers=args.bot_workers,
         hard_bot_iterations=args.hard_bot_iterations,
         deal_pause=args.deal_pause,
-        max_connections=args.max_connections,
+        max_connections=max_connections,
         max_per_address=args.max_per_address,
-        uncapped_addresses=LOOPBACK if (args.ssh_port, args.web_port) != (None, None) else frozenset(),
+        tables_per_address=args.tables_per_address,
+        keep_deserted=args.keep_deserted,
+        idle_timeout=args.idle_timeout,
+        shared_addresses=LOOPBACK if (args.ssh_port, args.web_port) != (None, None) else frozenset(),
+        shared_people=(args.ssh_max_sessions if args.ssh_port is not None else 0)
+        + (args.web_max_sessions if args.web_port is not None else 0),
         rate=args.rate,
         burst=args.burst,
         sync=args.sync,
     )
+
+
+async def serve(args: argparse.Namespace) -> None:
+    # What asyncio reports (a failed accept(), say) is logged at most once every few
+    # seconds per kind: such errors come in loops.
+    guard_loop(asyncio.get_running_loop(), Throttled(logging.getLogger("rummy.server.loop")))
+    try:
+        server = await start(args)
+    except StorageError as error:  # one sentence for the host, not a traceback
+        raise SystemExit(f"rummy-server: cannot start: {error}") from None
+    except OSError as error:
+        why = os.strerror(error.errno) if error.errno else str(error)
+        raise SystemExit(f"rummy-server: cannot listen on {args.host} port {args.port}: {why}.") from None
     # Garbage collection: under load (500 tables) the default thresholds gave ~5 young
     # collections a second and a full one every ~25 s that stalled every table for up
     # to 140 ms. Little of what the server allocates is cyclic garbage, so collect the

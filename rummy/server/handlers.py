@@ -38,6 +38,7 @@ from ..protocol.messages import (
 )
 from ..protocol.sanitize import CHAT_LIMIT, NAME_LIMIT, TABLE_NAME_LIMIT, sanitize
 from ..protocol.wire import move_from_wire
+from .options import ServerOptions
 from .peer import Refused
 
 if TYPE_CHECKING:
@@ -45,6 +46,20 @@ if TYPE_CHECKING:
     from .table import Table
 
 SERVER_NAME = "rummy-server"
+
+
+def cost(msg: ClientMessage, options: ServerOptions) -> int:
+    """Tokens of the connection's rate limit a request takes: one, or more for those
+    that make the server send a lot (a whole table list; a chat line, which goes to
+    everyone at the table; a watch or rejoin, answered with the whole game), so that
+    asking for them at the allowed rate stays cheap for the server."""
+    match msg:
+        case Hello(lobby=True) | LobbySubscribe(on=True):
+            return options.lobby_cost
+        case Chat() | Watch() | Rejoin():
+            return options.push_cost
+        case _:
+            return 1
 
 
 async def handle(s: Session, msg: ClientMessage) -> None:
@@ -108,6 +123,7 @@ async def handle(s: Session, msg: ClientMessage) -> None:
             s.send(Ok(id=msg.id))
         case Chat():
             table = _my_table(s)
+            table.chat_or_refuse()  # before the cleaning: the table's budget bounds that work too
             text = sanitize(msg.text, CHAT_LIMIT)
             if text:
                 table.post_chat(s, text)
@@ -127,10 +143,14 @@ async def _hello(s: Session, msg: Hello) -> None:
     name = sanitize(msg.name, NAME_LIMIT)
     if not name:
         raise Refused(E.BAD_NAME, "Choose a name with at least one letter in it.")
+    found = s.server.lobby.find_token(msg.token) if msg.token else None
+    if found is None and not s.server.room_for_newcomer():
+        s.server.stats["lobby_full"] += 1
+        s.fail(E.TOO_MANY_CONNECTIONS, "The server is full: try again in a while.", msg.id)
+        return
     s.name = name
     s.said_hello = True
     s.wants_legal_moves = msg.legal_moves
-    found = s.server.lobby.find_token(msg.token) if msg.token else None
     if found is not None:
         table, chair = found
         table.reclaim(s, chair)

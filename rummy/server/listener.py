@@ -8,6 +8,7 @@ returns the running ``Server``.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import socket
 from collections import Counter
@@ -18,12 +19,30 @@ from typing import Any
 from ..protocol import errors as E
 from ..protocol.codec import encode
 from ..protocol.messages import Error
+from .fdlimit import BACKLOG
 from .lobby import Lobby
+from .logguard import Throttled
 from .options import ServerOptions
 from .session import Session
 from .storage import Storage
 
 log = logging.getLogger(__name__)
+
+
+def address_key(host: str) -> str:
+    """What a peer counts as for the per-address caps: its IPv4 address, or for IPv6 its
+    /64 network (a household or a rented host gets a whole /64, so a cap on single IPv6
+    addresses would cap nothing)."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        if not ip.is_loopback:
+            return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 class Server:
@@ -35,8 +54,12 @@ class Server:
         self.lobby = Lobby(storage, options)
         self.sessions: set[Session] = set()
         self._per_address: Counter[str] = Counter()
-        # What the guards did: "refused" connections, "hello_timeout", "flood", "slow_reader".
+        # What the guards did: "refused" connections, "flood", "slow_reader", "bad_frame",
+        # the timeouts by their error code...; and their log lines, at most one of a kind
+        # every few seconds.
         self.stats: Counter[str] = Counter()
+        self.warn = Throttled(log)
+        self.seated = 0  # sessions in a chair (kept by Session.chair)
         self._listener: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.host = ""
@@ -48,7 +71,7 @@ class Server:
         return f"{host}:{self.port}"
 
     async def listen(self, host: str, port: int) -> None:
-        self._listener = await asyncio.start_server(self._accept, host, port, backlog=1024)
+        self._listener = await asyncio.start_server(self._accept, host, port, backlog=BACKLOG)
         sockname = self._listener.sockets[0].getsockname()
         self.host, self.port = sockname[0], sockname[1]
         log.info("listening on %s (storage %s)", self.address, self.storage.path)
@@ -56,15 +79,14 @@ class Server:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         address = str(peer[0]) if peer else "?"
-        if len(self.sessions) >= self.options.max_connections or (
-            self._per_address[address] >= self.options.max_per_address
-            and address not in self.options.uncapped_addresses
-        ):
-            log.warning("refused a connection from %s: too many", address)
+        origin = address_key(address)
+        full = len(self.sessions) >= self.options.max_connections
+        cap = self.options.per_address(origin, self.options.max_per_address)
+        if full or self._per_address[origin] >= cap:
+            self.warn.warning("refused", "refused a connection from %s: too many", address)
             self.stats["refused"] += 1
-            writer.write(
-                encode(Error(id=None, code=E.TOO_MANY_CONNECTIONS, text="The server is full.", fatal=True))
-            )
+            text = "The server is full." if full else f"Your address has {cap} connections open already."
+            writer.write(encode(Error(id=None, code=E.TOO_MANY_CONNECTIONS, text=text, fatal=True)))
             writer.close()
             return
         sock = writer.get_extra_info("socket")
@@ -72,9 +94,9 @@ class Server:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)  # notice peers that vanished
             if sock.family in (socket.AF_INET, socket.AF_INET6):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        session = Session(self, reader, writer, address)
+        session = Session(self, reader, writer, address, origin)
         self.sessions.add(session)
-        self._per_address[address] += 1
+        self._per_address[origin] += 1
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
@@ -83,11 +105,19 @@ class Server:
             await session.run()
         finally:
             self.sessions.discard(session)
-            self._per_address[address] -= 1
-            if self._per_address[address] <= 0:
-                del self._per_address[address]
+            self._per_address[origin] -= 1
+            if self._per_address[origin] <= 0:
+                del self._per_address[origin]
             if task is not None:
                 self._tasks.discard(task)
+
+    def room_for_newcomer(self) -> bool:
+        """Whether one more connection that is not in a chair may stay: ``player_reserve``
+        of the places are kept for people who play (and those coming back to their
+        chair with its token), so that lobby idlers cannot fill the server."""
+        options = self.options
+        reserve = int(options.max_connections * options.player_reserve)
+        return len(self.sessions) - self.seated <= options.max_connections - reserve
 
     async def close(self) -> None:
         """Stop listening, say goodbye to every connection, finish the writes in flight."""
@@ -112,14 +142,20 @@ async def start_server(
     host: str = "127.0.0.1", port: int = 0, db_path: str | Path | None = None, **options: Any
 ) -> Server:
     """Open the storage (in memory when ``db_path`` is None), restore its tables and
-    unfinished games, and listen on ``host``:``port`` (0: any free port).
+    unfinished games, and listen on ``host``:``port`` (0: any free port). Raises
+    ``StorageError`` (one sentence) when the database cannot be served, ``OSError``
+    when the address cannot be listened on.
 
     ``options`` are the fields of ``ServerOptions`` (``bot_delay``, ``deal_pause``...).
     """
     settings = replace(ServerOptions(), **options)
     storage = Storage(db_path, settings.sync)
     server = Server(storage, settings)
-    server.lobby.restore(storage.load())
-    await server.listen(host, port)
+    try:
+        server.lobby.restore(storage.load())
+        await server.listen(host, port)
+    except BaseException:
+        await storage.close()
+        raise
     server.lobby.start()
     return server

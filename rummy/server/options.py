@@ -1,6 +1,8 @@
 """The server's knobs, with the defaults a real server runs with.
 
 Tests turn the pauses down to ~0; the load generator raises the connection caps.
+The caps and quotas keep any one address (or connection) from taking the server
+from everyone else: docs/PROTOCOL.md, "Limits and safety", lists them.
 """
 
 from __future__ import annotations
@@ -16,20 +18,52 @@ class ServerOptions:
     bot_workers: int = 1
     hard_bot_iterations: int | None = None  # a hard bot's search budget (None: the expert's default)
     deal_pause: float = 15.0  # seconds between a deal's end and the next deal, unless all are ready
+    # --- connections
     hello_timeout: float = 10.0  # a connection must say hello within this many seconds
-    max_connections: int = 5000  # at once, in all
-    max_per_address: int = 64  # at once, from one IP address
-    # Addresses the per-address cap does not apply to. With SSH hosting every SSH
-    # player's client connects from loopback; the SSH server caps the real addresses.
-    uncapped_addresses: frozenset[str] = frozenset()
+    # A connection not in a chair (in the lobby, or before hello) that sends nothing for
+    # this long is closed: it holds a place people who play may need.
+    idle_timeout: float = 900.0
+    frame_timeout: float = 30.0  # seconds a frame may take to arrive whole once begun
+    max_connections: int = 5000  # at once, in all (lowered below the open-file limit at start)
+    # This share of max_connections is kept for people in a chair (and those coming back
+    # to one with their token): others are refused at hello once the rest is taken.
+    player_reserve: float = 0.1
+    max_per_address: int = 64  # at once, from one IP address (one /64 network for IPv6)
+    # Addresses many people share: with SSH hosting, every SSH player's client connects
+    # from loopback. Their per-address caps are raised by ``shared_people`` players (one
+    # connection and one table each); the SSH server caps the real addresses.
+    shared_addresses: frozenset[str] = frozenset()
+    shared_people: int = 0
+    # --- requests: a token bucket per connection; some requests cost more than one token
     rate: float = 20.0  # requests per second a connection may send on average...
     burst: int = 60  # ...and at most this many at once
     flood_limit: int = 200  # requests dropped for the rate in about 10 s before the connection closes
+    lobby_cost: int = 10  # tokens a whole table list costs (lobby_subscribe, hello with lobby)
+    # Tokens a request costs that sends much: a chat line (to everyone at the table), a
+    # watch or a rejoin (the table, the game as seen from there, the recent chat).
+    push_cost: int = 10
+    bad_frame_cost: int = 5  # a frame that cannot be read: our clients never send one
+    # --- tables
     max_tables: int = 2000
-    max_write_buffer: int = 4 * 1024 * 1024  # bytes queued for a slow reader before it is dropped
+    tables_per_connection: int = 3  # tables a connection opened that are still open
+    tables_per_address: int = 16  # ...and all the connections of one address together
+    max_spectators: int = 50  # per table
     abandon_after: float = 600.0  # a table not playing, with nobody present, is closed after this
+    # A game in play whose people are all away (bots do not count) is ended, and its
+    # table closed, after this many seconds: its players may come back meanwhile.
+    keep_deserted: float = 900.0
+    chat_rate: float = 1.0  # chat lines per second a table carries on average...
+    chat_burst: int = 5  # ...and at most this many at once
+    chat_history: int = 20  # chat lines replayed to someone joining a table
+    # --- pushes
+    max_write_buffer: int = 4 * 1024 * 1024  # bytes queued for a slow reader before it is dropped
     # Lobby changes are gathered and pushed at most this often, one write per subscriber:
     # sending every change at once to every follower made the lobby most of the server's work.
+    # Changes in the spectators at a table reach the people at it in the same rhythm.
     lobby_interval: float = 0.5
-    chat_history: int = 20  # chat lines replayed to someone joining a table
+    lobby_limit: int = 200  # tables in one ``lobby`` push (waiting ones first); ``total`` says all
     sync: str = "full"  # SQLite synchronous mode: "full" (power-cut safe) or "normal" (SIGKILL safe)
+
+    def per_address(self, address: str, cap: int) -> int:
+        """The cap ``cap`` as it applies to ``address`` (raised for a shared one)."""
+        return cap + self.shared_people if address in self.shared_addresses else cap

@@ -22,6 +22,7 @@ class Refused(Exception):
 
 class Peer(Protocol):
     name: str
+    origin: str  # the address (IPv6: the /64) its per-address caps count it under
     table: Table | None
     chair: int | None  # None: not seated (a spectator when ``table`` is set)
     wants_legal_moves: bool  # the hello asked for the seat's legal moves in game pushes

@@ -14,12 +14,14 @@ class TokenBucket:
         self._now = now
         self._last = now()
 
-    def allow(self) -> bool:
-        """Take one token if there is one."""
+    def allow(self, cost: float = 1.0) -> bool:
+        """Take ``cost`` tokens if there are that many (a costly request may take more
+        than one; none costs more than ``burst``)."""
         now = self._now()
         self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
         self._last = now
-        if self._tokens >= 1.0:
-            self._tokens -= 1.0
+        cost = min(cost, self._burst)
+        if self._tokens >= cost:
+            self._tokens -= cost
             return True
         return False

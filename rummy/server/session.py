@@ -17,7 +17,7 @@ from ..protocol import errors as E
 from ..protocol.codec import client_decoder, encode
 from ..protocol.errors import ProtocolError
 from ..protocol.messages import ClientMessage, Error
-from .handlers import handle
+from .handlers import cost, handle
 from .peer import Refused
 from .ratelimit import TokenBucket
 
@@ -28,23 +28,33 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 READ_CHUNK = 64 * 1024
+HOLD = 0.25  # seconds the answers to requests over the rate may wait, to go out together
 FLOOD_WINDOW = 10.0  # seconds: more than flood_limit dropped requests in about this long is a flood
 
 
 class Session:
     def __init__(
-        self, server: Server, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str
+        self,
+        server: Server,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        address: str,
+        origin: str,
     ) -> None:
         self.server = server
         self.reader = reader
         self.writer = writer
-        self.address = address
+        self.address = address  # the peer's IP address, for the log
+        self.origin = origin  # what it counts as for the per-address caps
         self.name = ""
         self.table: Table | None = None
-        self.chair: int | None = None
+        self._chair: int | None = None
         self.said_hello = False
         self.wants_legal_moves = False
         self._closed = False
+        self._over_rate = False  # a request was refused for the rate: read it less often
+        self._held = bytearray()  # answers to send soon (see _hold)
+        self._release: asyncio.TimerHandle | None = None
         self._decoder = client_decoder()
         self._bucket = TokenBucket(server.options.rate, server.options.burst)
         # Dropped requests are counted over a window, so a client that goes over the
@@ -56,12 +66,26 @@ class Session:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def chair(self) -> int | None:
+        """The chair this connection sits in (None: in the lobby, or watching)."""
+        return self._chair
+
+    @chair.setter
+    def chair(self, chair: int | None) -> None:
+        if (chair is None) != (self._chair is None):  # the server counts who sits
+            self.server.seated += 1 if chair is not None else -1
+        self._chair = chair
+
     # --- sending ------------------------------------------------------------------------
 
     def send(self, message: Any) -> None:
         self.send_frame(encode(message))
 
     def send_frame(self, data: bytes) -> None:
+        if self._held:  # answers held back go first, so that answers keep their order
+            data = bytes(self._held) + data
+            self._held.clear()
         if self._closed:
             return
         transport = self.writer.transport
@@ -69,12 +93,25 @@ class Session:
             self._closed = True
             return
         if transport.get_write_buffer_size() + len(data) > self.server.options.max_write_buffer:
-            log.warning("%s does not read its frames; dropped", self.address)
+            self.server.warn.warning("slow-reader", "%s does not read its frames; dropped", self.address)
             self.server.stats["slow_reader"] += 1
             self._closed = True
             transport.abort()
             return
         self.writer.write(data)
+
+    def _hold(self, data: bytes) -> None:
+        """Send ``data`` within ``HOLD`` seconds, with whatever else comes meanwhile: a
+        connection over its rate is answered in a few writes a second, not one each
+        (a write is a system call: the most of what an answer costs the server)."""
+        self._held += data
+        if self._release is None:
+            self._release = asyncio.get_running_loop().call_later(HOLD, self._let_go)
+
+    def _let_go(self) -> None:
+        self._release = None
+        if self._held:
+            self.send_frame(b"")
 
     def fail(self, code: str, text: str, request_id: int | None = None) -> None:
         """Send a last error and close (what is queued is still delivered)."""
@@ -83,6 +120,10 @@ class Session:
 
     def close(self) -> None:
         if not self._closed:
+            if self._held:
+                self.send_frame(b"")
+            if self._release is not None:
+                self._release.cancel()
             self._closed = True
             self.writer.close()
 
@@ -90,40 +131,107 @@ class Session:
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
-        timer = loop.call_later(self.server.options.hello_timeout, self._hello_timeout)
+        self._opened_at = self._heard_at = loop.time()
+        self._partial_since: float | None = None  # when the frame now arriving began
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._watch()
         try:
             while not self._closed:
                 data = await self.reader.read(READ_CHUNK)
                 if not data:
                     break
-                for item in self._decoder.feed(data):
+                items = self._decoder.feed(data)
+                if items:
+                    self._heard_at = loop.time()
+                if self._decoder.buffered and self._partial_since is None:
+                    self._partial_since = loop.time()
+                    self._watch()  # a frame began: its deadline may come first
+                elif not self._decoder.buffered:
+                    self._partial_since = None
+                for item in items:
                     if self._closed:
                         break
+                    said_hello = self.said_hello
                     await self._receive(item)
+                    if self.said_hello != said_hello:
+                        self._watch()  # from the hello deadline to the idle one
+                if self._over_rate:
+                    self._over_rate = False
+                    await self._pause()
         except (ConnectionError, OSError):
             pass
         finally:
-            timer.cancel()
+            if self._watchdog is not None:
+                self._watchdog.cancel()
             self._gone()
 
-    def _hello_timeout(self) -> None:
-        if not self.said_hello and not self._closed:
-            self.server.stats["hello_timeout"] += 1
-            self.fail(E.HELLO_TIMEOUT, "No hello in time.")
+    async def _pause(self) -> None:
+        """Over its rate: leave what it sends in the kernel for ``HOLD`` seconds, then
+        read and answer all of it at once (reading and answering each request of a
+        flood on its own was the most of what the flood cost the server)."""
+        transport = self.writer.transport
+        assert isinstance(transport, asyncio.Transport)  # a TCP stream's: it reads too
+        transport.pause_reading()
+        try:
+            await asyncio.sleep(HOLD)
+        finally:
+            if not transport.is_closing():
+                transport.resume_reading()
+
+    def _watch(self) -> None:
+        """The connection's one timer, at its next deadline: ``hello`` within
+        ``hello_timeout``; a frame, once begun, whole within ``frame_timeout`` (a frame
+        left a few bytes short held its buffer for ever); and, for a connection not at
+        a table, a request at least every ``idle_timeout`` (idle connections that had
+        said hello were held for ever and filled the server). People at a table, in a
+        chair or watching, are never idle: the table's own clocks deal with them."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if self._closed:
+            return
+        options = self.server.options
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if not self.said_hello:
+            due, code, text = self._opened_at + options.hello_timeout, E.HELLO_TIMEOUT, "No hello in time."
+        elif self.table is None:
+            due, code, text = (
+                self._heard_at + options.idle_timeout,
+                E.IDLE_TIMEOUT,
+                f"Nothing heard from you for {options.idle_timeout:g} s: goodbye.",
+            )
+        else:
+            due, code, text = now + options.idle_timeout, "", ""  # look again later
+        if self._partial_since is not None and self._partial_since + options.frame_timeout < due:
+            due = self._partial_since + options.frame_timeout
+            code, text = E.FRAME_TIMEOUT, f"A frame took more than {options.frame_timeout:g} s to arrive."
+        if now >= due and code:
+            self.server.stats[code] += 1
+            self.fail(code, text)
+            return
+        self._watchdog = loop.call_at(max(due, now + 0.001), self._watch)
 
     async def _receive(self, item: ClientMessage | ProtocolError) -> None:
-        if not self._bucket.allow():
+        options = self.server.options
+        price = options.bad_frame_cost if isinstance(item, ProtocolError) else cost(item, options)
+        if not self._bucket.allow(price):
             if not self._drops.allow():
-                log.warning("%s floods; cut off", self.address)
+                self.server.warn.warning("flood", "%s floods; cut off", self.address)
                 self.server.stats["flood"] += 1
                 self.fail(E.FLOOD, "Too many requests: goodbye.")
                 return
             # Every request gets exactly one answer, so a client that waits for each
             # id never hangs: a dropped one is answered with this error and its id.
             rid = item.request_id if isinstance(item, ProtocolError) else item.id
-            self.send(Error(id=rid, code=E.RATE_LIMITED, text="Too many requests: this one was dropped."))
+            self._over_rate = True
+            self._hold(
+                encode(Error(id=rid, code=E.RATE_LIMITED, text="Too many requests: this one was dropped."))
+            )
             return
         if isinstance(item, ProtocolError):
+            self.server.stats["bad_frame"] += 1
+            self.server.warn.warning("bad-frame", "%s sent a bad frame: %s", self.address, item.text)
             self.send(Error(id=item.request_id, code=item.code, text=item.text, fatal=item.fatal))
             if item.fatal:
                 self.close()
@@ -133,7 +241,16 @@ class Session:
         except Refused as refused:
             self.send(Error(id=item.id, code=refused.code, text=refused.text))
         except Exception:
-            log.exception("request %s from %s failed", type(item).__name__, self.address)
+            # A bug: its traceback is logged (at most once every few seconds, however often
+            # a peer finds it), the peer told that nothing changed.
+            self.server.warn.log(
+                logging.ERROR,
+                "internal",
+                "request %s from %s failed",
+                type(item).__name__,
+                self.address,
+                exc_info=True,
+            )
             self.send(
                 Error(id=item.id, code=E.INTERNAL, text="The server failed on this request; nothing changed.")
             )

@@ -24,6 +24,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -98,22 +99,100 @@ class Snapshot:
     tables: list[StoredTable]
     last_table_id: int
     last_game_id: int
+    set_aside: list[tuple[int, str]] = field(default_factory=list)  # (table id, why) not loaded
+
+
+def _int(value: object, what: str) -> int:
+    """A stored whole number (SQLite keeps whatever it was given)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"the {what} {value!r} is not a whole number")
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"the {what} {value!r} is not a whole number") from None
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"the {what} {value!r} is not text")
+    return value
+
+
+class StorageError(Exception):
+    """The database cannot be used; ``str()`` is one sentence for the host."""
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    """Open the database file at ``path`` (created if absent) and check that it can be
+    served: a SQLite database, undamaged (``PRAGMA quick_check``), writable, in a
+    directory where its journal can be written. Raises ``StorageError`` saying why not."""
+    file = Path(path)
+    if file.is_dir():
+        raise StorageError(f"{file} is a directory, not a database file.")
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StorageError(f"cannot create the directory {file.parent}: {e.strerror}.") from None
+    if not os.access(file.parent, os.W_OK | os.X_OK):
+        raise StorageError(
+            f"the directory {file.parent} is read-only (the database writes its journal beside it)."
+        )
+    if file.exists() and not os.access(file, os.R_OK | os.W_OK):
+        raise StorageError(f"{file} is read-only (or not readable): the server must write its moves there.")
+    try:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as e:
+        raise StorageError(f"cannot open {file}: {e}.") from None
+    try:
+        problems = [row[0] for row in db.execute("PRAGMA quick_check(3)")]
+        if problems != ["ok"]:
+            raise StorageError(f"{file} is damaged (SQLite's quick_check says: {problems[0]}).")
+        # A write that changes nothing, to find a read-only file system (or a file
+        # SQLite opened read-only) now rather than at the first move.
+        db.execute("BEGIN IMMEDIATE")
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        db.execute(f"PRAGMA user_version={int(version)}")
+        db.execute("ROLLBACK")
+    except sqlite3.DatabaseError as e:
+        db.close()
+        text = str(e)
+        if "not a database" in text:
+            raise StorageError(f"{file} is not a SQLite database.") from None
+        if "malformed" in text:
+            raise StorageError(f"{file} is damaged (truncated or overwritten): {text}.") from None
+        if "locked" in text:
+            raise StorageError(
+                f"{file} is in use by another program (is a server already running?)."
+            ) from None
+        if "readonly" in text or "read-only" in text:
+            raise StorageError(f"{file} is read-only: the server must write its moves there.") from None
+        raise StorageError(f"cannot use {file}: {text}.") from None
+    except StorageError:
+        db.close()
+        raise
+    return db
 
 
 class Storage:
-    """One SQLite database. ``path`` None keeps it in memory (for tests and the local game)."""
+    """One SQLite database. ``path`` None keeps it in memory (for tests and the local game).
+    Raises ``StorageError`` (one sentence) when the file cannot be served."""
 
     def __init__(self, path: str | Path | None, sync: str = "full") -> None:
-        self.path = str(path) if path is not None else ":memory:"
-        if path is not None:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
         if sync not in ("full", "normal"):
             raise ValueError(f"sync must be 'full' or 'normal', not {sync!r}")
-        self._db.execute(f"PRAGMA synchronous={sync.upper()}")
-        self._db.executescript(SCHEMA)
-        self._migrate()
+        self.path = str(path) if path is not None else ":memory:"
+        if path is None:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        else:
+            self._db = _connect(self.path)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={sync.upper()}")
+            self._db.executescript(SCHEMA)
+            self._migrate()
+        except sqlite3.Error as e:
+            self._db.close()
+            raise StorageError(f"cannot set up {self.path}: {e}.") from None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rummy-db")
         self._pending: list[tuple[list[Statement], asyncio.Future[None]]] = []
         self._flusher: asyncio.Task[None] | None = None
@@ -131,38 +210,62 @@ class Storage:
     # --- reading, once, at start -------------------------------------------------
 
     def load(self) -> Snapshot:
-        """Everything needed to restore the open tables and their latest games."""
+        """Everything needed to restore the open tables and their latest games. A table
+        whose rows cannot be read (a move that is not JSON, a seed that is not a number)
+        is left out and named in ``set_aside`` with the reason; its rows stay as they are."""
         db = self._db
         tables: list[StoredTable] = []
+        set_aside: list[tuple[int, str]] = []
         rows = db.execute(
             "SELECT id, name, options, creator FROM tables WHERE closed IS NULL ORDER BY id"
         ).fetchall()
         for table_id, name, options, creator in rows:
-            chairs = [
-                StoredChair(c, n, h, bool(b), level)
-                for c, n, h, b, level in db.execute(
-                    "SELECT chair, name, token_hash, bot, level FROM chairs WHERE table_id=? ORDER BY chair",
-                    (table_id,),
-                )
-            ]
-            games = db.execute("SELECT count(*) FROM games WHERE table_id=?", (table_id,)).fetchone()[0]
-            row = db.execute(
-                "SELECT id, number, seed, seating, finished FROM games WHERE table_id=?"
-                " ORDER BY number DESC LIMIT 1",
-                (table_id,),
-            ).fetchone()
-            game = None
-            if row is not None:
-                game = StoredGame(row[0], row[1], int(row[2]), row[3], row[4] is not None)
-                for move, auto in db.execute(
-                    "SELECT move, auto FROM moves WHERE game_id=? ORDER BY n", (game.id,)
-                ):
-                    game.moves.append(json.loads(move))
-                    game.autos.append(auto)
-            tables.append(StoredTable(table_id, name, options, creator, chairs, game, games))
+            try:
+                tables.append(self._load_table(table_id, name, options, creator))
+            except (ValueError, TypeError) as error:  # json.JSONDecodeError is a ValueError
+                set_aside.append((table_id, str(error)))
         last_table = db.execute("SELECT coalesce(max(id), 0) FROM tables").fetchone()[0]
         last_game = db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0]
-        return Snapshot(tables, last_table, last_game)
+        return Snapshot(tables, int(last_table), int(last_game), set_aside)
+
+    def _load_table(self, table_id: int, name: object, options: object, creator: object) -> StoredTable:
+        db = self._db
+        chairs = [
+            StoredChair(
+                _int(c, "chair"),
+                _text(n, "chair name"),
+                h if h is None else _text(h, "token"),
+                bool(b),
+                level if level is None else _text(level, "bot level"),
+            )
+            for c, n, h, b, level in db.execute(
+                "SELECT chair, name, token_hash, bot, level FROM chairs WHERE table_id=? ORDER BY chair",
+                (table_id,),
+            )
+        ]
+        games = db.execute("SELECT count(*) FROM games WHERE table_id=?", (table_id,)).fetchone()[0]
+        row = db.execute(
+            "SELECT id, number, seed, seating, finished FROM games WHERE table_id=?"
+            " ORDER BY number DESC LIMIT 1",
+            (table_id,),
+        ).fetchone()
+        game = None
+        if row is not None:
+            game = StoredGame(
+                row[0], _int(row[1], "game number"), _int(row[2], "seed"), _text(row[3], "seating"),
+                row[4] is not None,
+            )  # fmt: skip
+            game.moves = self.game_moves(game.id)
+            game.autos = self.game_autos(game.id)
+        return StoredTable(
+            table_id,
+            _text(name, "table name"),
+            _text(options, "options"),
+            None if creator is None else _int(creator, "creator"),
+            chairs,
+            game,
+            games,
+        )
 
     def game_record(self, game_id: int) -> dict[str, Any] | None:
         """A stored game in ``GameRecord.to_data`` form (seed, seating, moves), to replay it."""
@@ -171,12 +274,33 @@ class Storage:
             return None
         return {"seed": int(row[0]), "seating": row[1], "moves": self.game_moves(game_id)}
 
+    def game_autos(self, game_id: int) -> list[str | None]:
+        """Who played each move of a game for its seat, when its player did not ("timer",
+        "stand_in"; None for the player's own). Raises ValueError for anything else."""
+        autos: list[str | None] = []
+        for n, (auto,) in enumerate(
+            self._db.execute("SELECT auto FROM moves WHERE game_id=? ORDER BY n", (game_id,))
+        ):
+            if auto not in (None, "timer", "stand_in"):
+                raise ValueError(f"move {n} of game {game_id} says it was played by {auto!r}")
+            autos.append(auto)
+        return autos
+
     def game_moves(self, game_id: int) -> list[dict[str, Any]]:
-        """The moves of any game, finished or not (for replays and tests)."""
-        return [
-            json.loads(m)
-            for (m,) in self._db.execute("SELECT move FROM moves WHERE game_id=? ORDER BY n", (game_id,))
-        ]
+        """The moves of any game, finished or not (for replays and tests). Raises
+        ValueError for a move that is not a JSON object."""
+        moves = []
+        for n, (m,) in enumerate(
+            self._db.execute("SELECT move FROM moves WHERE game_id=? ORDER BY n", (game_id,))
+        ):
+            try:
+                move = json.loads(m)
+            except (ValueError, TypeError):
+                raise ValueError(f"move {n} of game {game_id} is not JSON") from None
+            if not isinstance(move, dict):
+                raise ValueError(f"move {n} of game {game_id} is not a JSON object")
+            moves.append(move)
+        return moves
 
     # --- writing ----------------------------------------------------------------
 

@@ -3,8 +3,9 @@
 The table is the master of its game (as boardgame.io's master is): it alone
 holds the true ``Game``; every move is tried on a clone, written to storage,
 and only then made the table's state and told to each seat in its own view
-(R9) with the move's public events. Moves, starts and deal changes run one at
-a time under ``lock``.
+(R9) with the move's public events. Moves, starts, deal changes and every change
+of the chairs run one at a time under ``lock``, and each changes the table only
+once its storage write has succeeded (a failed write changes nothing).
 
 Chairs and seats: chair p is player p of the engine's partner draw, so it
 plays from seat ``game.partner_draw.seat_of_player[p]``.
@@ -56,8 +57,9 @@ from ..protocol.messages import (
 )
 from ..protocol.wire import MoveWire, event_to_wire, move_to_wire, view_to_wire
 from .peer import Peer, Refused
+from .ratelimit import TokenBucket
 from .seated_bots import Autoplay
-from .storage import Storage, token_hash
+from .storage import Statement, Storage, token_hash
 
 if TYPE_CHECKING:
     from .lobby import Lobby
@@ -112,7 +114,11 @@ class Table:
         self.chat: deque[ChatLine] = deque(maxlen=lobby.options.chat_history)
         self.auto = Autoplay(self)
         self.closed = False
+        # Since when nobody has been present (kept by ``detach`` and the lobby's sweeper).
         self.idle_since = time.monotonic()
+        self.opened_by: tuple[Peer, str] | None = None  # (connection, origin) for the quotas
+        self._push_soon: asyncio.TimerHandle | None = None  # see push_table_soon
+        self._chat_budget = TokenBucket(lobby.options.chat_rate, lobby.options.chat_burst)
 
     @property
     def storage(self) -> Storage:
@@ -170,6 +176,9 @@ class Table:
 
     def push_table(self) -> None:
         """Tell everyone at the table, and the lobby, that the table changed."""
+        if self._push_soon is not None:  # this push carries what that one would have
+            self._push_soon.cancel()
+            self._push_soon = None
         info = self.info()
         self._broadcast(encode(TableMessage(table=info)))
         self.lobby.table_changed(info)
@@ -270,10 +279,23 @@ class Table:
         self.chat.append(line)
         self._broadcast(encode(line))
 
+    def push_table_soon(self) -> None:
+        """Tell everyone of a change in who watches, within ``lobby_interval``: pushing
+        the table to every spectator at each watch or leave made 1,000 watchers cost
+        half a million frames (the square of their number) and froze the table."""
+        if self._push_soon is None and not self.closed:
+            loop = asyncio.get_running_loop()
+            self._push_soon = loop.call_later(self.lobby.options.lobby_interval, self.push_table)
+
     def arrived(self, peer: Peer) -> None:
         """Someone just sat, came back or started watching (and was answered): tell the
-        table, then give them the game as their seat sees it, the clock and recent chat."""
-        self.push_table()
+        table, then give them the game as their seat sees it, the clock and recent chat.
+        A new spectator is told at once; the others hear of it with the next push."""
+        if peer.table is self and peer.chair is None:
+            peer.send(TableMessage(table=self.info()))
+            self.push_table_soon()
+        else:
+            self.push_table()
         if peer.table is not self:
             return
         if self.game is not None:
@@ -294,21 +316,21 @@ class Table:
     async def sit(self, peer: Peer, chair: int) -> str:
         """Seat ``peer`` in a free chair; returns the seat token (the caller answers,
         then calls ``arrived``)."""
-        self._free_chair_or_refuse(chair)
-        token = new_token()
-        seat = Chair(chair, peer.name, token_hash=token_hash(token), session=peer)
-        self.chairs[chair] = seat  # reserved now, so a second sit cannot take it meanwhile
-        try:
-            await self.storage.write([self.storage.put_chair(self.id, chair, peer.name, token, False)])
-        except sqlite3.Error:
-            self.chairs[chair] = None
-            raise Refused(E.INTERNAL, "Your seat could not be saved; try again.") from None
-        self.lobby.register_token(seat.token_hash or "", self, chair)
-        if peer.closed:  # gone while we wrote: the chair is held for the token
-            seat.session = None
-        else:
-            peer.table, peer.chair = self, chair
-        return token
+        async with self.lock:
+            self._free_chair_or_refuse(chair)
+            token = new_token()
+            await self._write(
+                [self.storage.put_chair(self.id, chair, peer.name, token, False)],
+                "Your seat could not be saved; try again.",
+            )
+            seat = Chair(chair, peer.name, token_hash=token_hash(token), session=peer)
+            self.chairs[chair] = seat
+            self.lobby.register_token(seat.token_hash or "", self, chair)
+            if peer.closed:  # gone while we wrote: the chair is held for the token
+                seat.session = None
+            else:
+                peer.table, peer.chair = self, chair
+            return token
 
     def reclaim(self, peer: Peer, chair: int) -> None:
         """``peer`` came back with the chair's token: the chair is theirs again (the
@@ -326,6 +348,8 @@ class Table:
         self.auto.replan()
 
     def watch(self, peer: Peer) -> None:
+        if len(self.spectators) >= self.lobby.options.max_spectators:
+            raise Refused(E.TOO_MANY_SPECTATORS, "As many people watch this table as it allows.")
         self.spectators.add(peer)
         peer.table, peer.chair = self, None
 
@@ -335,52 +359,74 @@ class Table:
             return
         chair = peer.chair
         peer.table = peer.chair = None
+        self.idle_since = time.monotonic()  # the lobby's sweeper counts from the last to go
         if chair is None:
             self.spectators.discard(peer)
-        else:
-            c = self.chairs[chair]
-            if c is None or c.session is not peer:
-                return
-            c.session = None
-            if self.status == "playing":
-                c.ready = False
+            self.push_table_soon()
+            return
+        c = self.chairs[chair]
+        if c is None or c.session is not peer:
+            return
+        c.session = None
+        if self.status == "playing":
+            c.ready = False
         self.push_table()
         self.auto.replan()
 
     async def leave(self, peer: Peer) -> None:
         """Leave: a spectator goes; a player's chair is freed, except during a game,
-        when it is held (away) for its token."""
-        chair = peer.chair
-        if chair is None or self.status == "playing":
-            self.detach(peer)
-            return
-        c = self.chairs[chair]
-        assert c is not None
-        self.chairs[chair] = None
-        peer.table = peer.chair = None
-        if c.token_hash:
-            self.lobby.unregister_token(c.token_hash)
-        if self.status == "finished":
-            self.status = "waiting"
-            self.game = None  # a new four will draw for partners again
-            for other in self.chairs:
-                if other is not None:
-                    other.ready = False
-        statements = [self.storage.free_chair(self.id, chair)]
-        if self.creator == chair:
-            self.creator = next((c.index for c in self.chairs if c is not None and not c.bot), None)
-            statements.append(self.storage.set_creator(self.id, self.creator))
-        await self.storage.write(statements)
-        if not any(c is not None and not c.bot for c in self.chairs):
-            await self.close()
-            return
-        self.push_table()
+        when it is held (away) for its token. The last person to leave closes the table.
+        Nothing changes unless the storage write succeeds."""
+        async with self.lock:  # not while a game starts, a chair is taken or a bot goes
+            chair = peer.chair
+            if peer.table is not self:
+                return
+            if chair is None or self.status == "playing":
+                self.detach(peer)
+                return
+            c = self.chairs[chair]
+            assert c is not None
+            people = [o for o in self.chairs if o is not None and o is not c and not o.bot]
+            creator = self.creator
+            if creator == chair:
+                creator = people[0].index if people else None
+            statements = [self.storage.free_chair(self.id, chair)]
+            if creator != self.creator:
+                statements.append(self.storage.set_creator(self.id, creator))
+            if not people:  # nobody left to play here
+                statements.append(self.storage.close_table(self.id))
+            await self._write(statements, "Your leaving could not be saved; you are still at the table.")
+            self.chairs[chair] = None
+            peer.table = peer.chair = None
+            if c.token_hash:
+                self.lobby.unregister_token(c.token_hash)
+            self.creator = creator
+            if self.status == "finished":
+                self.status = "waiting"
+                self.game = None  # a new four will draw for partners again
+                for other in self.chairs:
+                    if other is not None:
+                        other.ready = False
+            if not people:
+                self._forget()
+                return
+            self.push_table()
 
     async def close(self) -> None:
-        """Nobody is left to play here: the table goes (its games stay in storage)."""
-        if self.closed:
-            return
+        """Nobody is left to play here: the table goes (its games stay in storage).
+        Raises ``sqlite3.Error`` (and stays open) if that cannot be stored."""
+        async with self.lock:
+            if self.closed:
+                return
+            await self.storage.write([self.storage.close_table(self.id)])
+            self._forget()
+
+    def _forget(self) -> None:
+        """The memory side of closing, once storage says the table is closed."""
         self.closed = True
+        if self._push_soon is not None:
+            self._push_soon.cancel()
+            self._push_soon = None
         self.auto.cancel()
         for c in self.chairs:
             if c is not None and c.token_hash:
@@ -392,7 +438,15 @@ class Table:
         self.spectators.clear()
         self.lobby.remove_table(self)
         log.info("table %s closed", self.id)
-        await self.storage.write([self.storage.close_table(self.id)])
+
+    async def _write(self, statements: list[Statement], failed: str) -> None:
+        """Store ``statements``, or refuse (``internal``, with the sentence ``failed``):
+        the caller changes its state only after this returns."""
+        try:
+            await self.storage.write(statements)
+        except sqlite3.Error as error:
+            log.error("table %s: storage write failed: %s", self.id, error)
+            raise Refused(E.INTERNAL, failed) from None
 
     # --- the creator's tools -------------------------------------------------------
 
@@ -401,27 +455,30 @@ class Table:
             raise Refused(E.NOT_CREATOR, "Only the table's creator may do that.")
 
     async def add_bot(self, peer: Peer, chair: int, level: BotLevel = "normal") -> None:
-        self._creator_or_refuse(peer)
-        self._free_chair_or_refuse(chair)
-        taken = {c.name for c in self.chairs if c is not None}
-        name = next((n for n in BOT_NAMES if n not in taken), f"Bot {chair + 1}")
-        self.chairs[chair] = Chair(chair, name, bot=True, level=level)
-        try:
-            await self.storage.write([self.storage.put_chair(self.id, chair, name, None, True, level)])
-        except sqlite3.Error:
-            self.chairs[chair] = None
-            raise Refused(E.INTERNAL, "The bot could not be saved; try again.") from None
+        async with self.lock:
+            self._creator_or_refuse(peer)
+            self._free_chair_or_refuse(chair)
+            taken = {c.name for c in self.chairs if c is not None}
+            name = next((n for n in BOT_NAMES if n not in taken), f"Bot {chair + 1}")
+            await self._write(
+                [self.storage.put_chair(self.id, chair, name, None, True, level)],
+                "The bot could not be saved; try again.",
+            )
+            self.chairs[chair] = Chair(chair, name, bot=True, level=level)
         self.push_table()
 
     async def remove_bot(self, peer: Peer, chair: int) -> None:
-        self._creator_or_refuse(peer)
-        if self.status != "waiting":
-            raise Refused(E.NOT_WAITING, "Bots can be removed only before a game.")
-        c = self.chairs[chair]
-        if c is None or not c.bot:
-            raise Refused(E.NOT_A_BOT, "There is no bot in that chair.")
-        self.chairs[chair] = None
-        await self.storage.write([self.storage.free_chair(self.id, chair)])
+        async with self.lock:
+            self._creator_or_refuse(peer)
+            if self.status != "waiting":
+                raise Refused(E.NOT_WAITING, "Bots can be removed only before a game.")
+            c = self.chairs[chair]
+            if c is None or not c.bot:
+                raise Refused(E.NOT_A_BOT, "There is no bot in that chair.")
+            await self._write(
+                [self.storage.free_chair(self.id, chair)], "The bot could not be removed; try again."
+            )
+            self.chairs[chair] = None
         self.push_table()
 
     async def start(self, peer: Peer) -> None:
@@ -575,6 +632,13 @@ class Table:
         self.push_table()
         if all(c is not None and c.ready for c in self.chairs):
             await self.new_game()
+
+    def chat_or_refuse(self) -> None:
+        """Take one line of the table's chat budget (``chat_rate`` lines a second, in
+        bursts of ``chat_burst``): a line goes to everyone at the table, so fifty
+        spectators chatting at their own allowed rate would flood it."""
+        if not self._chat_budget.allow():
+            raise Refused(E.RATE_LIMITED, "This table's chat is busy: say it again in a moment.")
 
     def post_chat(self, peer: Peer, text: str) -> None:
         by: Literal["player", "spectator"] = "spectator" if peer.chair is None else "player"

@@ -180,3 +180,66 @@ def test_server_frames_have_their_own_larger_cap() -> None:
 def test_msgspec_and_plain_msgpack_agree() -> None:
     for m in SERVER_MESSAGES:
         assert msgpack.unpackb(encode(m)[4:]) == msgspec.to_builtins(m)
+
+
+DEEP_ARRAY = b"\x91" * 20_000 + b"\xc0"  # [[[[...nil...]]]]: 20,000 levels, 20 KB
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        DEEP_ARRAY,
+        b"\x81\xa1a" * 10_000 + b"\xc0",  # {"a": {"a": ...}} 10,000 levels
+        b"\x83\xa4type\xa4chat\xa2id\x05\xa4text" + DEEP_ARRAY,  # a field nested deep
+        b"\x83\xa4type\xa4ping\xa2id\x05\xa4junk" + DEEP_ARRAY,  # an unknown field nested deep
+        b"\x82\xa4type" + DEEP_ARRAY + b"\xa2id\x05",  # the type itself nested deep
+    ],
+    ids=["array", "map", "field", "unknown-field", "type"],
+)
+def test_deep_nesting_is_an_error_value_not_an_exception(payload: bytes) -> None:
+    """msgspec recurses into nested values (also to skip them) and stops at Python's
+    recursion limit; the decoder turns that into the documented error."""
+    decoder = client_decoder()
+    out = decoder.feed(frame(payload) + encode(CLIENT_MESSAGES[0]))
+    assert len(out) == 2 and isinstance(out[0], ProtocolError) and not out[0].fatal
+    assert out[0].code in (errors.BAD_MSGPACK, errors.UNKNOWN_MESSAGE)
+    assert out[1] == CLIENT_MESSAGES[0]  # the stream is still in step
+
+
+@pytest.mark.parametrize("kind", [[1, 2], {"a": 1}, ["hello"], None, 2.5, b"hello"])
+def test_a_type_that_is_not_a_string_is_an_unknown_message(kind: object) -> None:
+    """A list or a map as ``type`` raised 'unhashable type' out of the decoder."""
+    out = client_decoder().feed(frame(msgpack.packb({"type": kind, "id": 5})))
+    assert len(out) == 1 and isinstance(out[0], ProtocolError)
+    assert out[0].code == errors.UNKNOWN_MESSAGE and out[0].request_id == 5 and not out[0].fatal
+
+
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats()
+    | st.text(max_size=8)
+    | st.binary(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6) | st.integers(0, 9), inner)
+    ),
+    max_leaves=20,
+)
+
+
+@given(
+    st.one_of(
+        st.binary(max_size=300).map(frame),
+        st.dictionaries(st.sampled_from(["type", "id", "move", "text", "name", "x"]), _VALUES).map(
+            lambda d: frame(msgpack.packb(d))
+        ),
+        st.builds(
+            lambda depth, inner: frame(b"\x91" * depth + inner), st.integers(0, 3000), st.binary(max_size=4)
+        ),
+    )
+)
+def test_no_frame_makes_the_decoder_raise(data: bytes) -> None:
+    decoder = client_decoder()
+    out = decoder.feed(data + encode(CLIENT_MESSAGES[0]))
+    assert out[-1] == CLIENT_MESSAGES[0] or any(isinstance(e, ProtocolError) and e.fatal for e in out)

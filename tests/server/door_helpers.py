@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 STANDIN = str(Path(__file__).with_name("ssh_standin.py"))
 TIMEOUT = 10.0
@@ -24,6 +25,25 @@ def standin(*extra: str) -> Callable[[str, str], Sequence[str]]:
 def field(line: str, name: str) -> str:
     """``name=value`` out of one of the stand-in's report lines."""
     return next(part.split("=", 1)[1] for part in line.split() if part.startswith(f"{name}="))
+
+
+# What a door's client may get of the environment (rummy/server/client_env.py).
+CLEAN_ENV = {"PATH", "PYTHONPATH", "TZ", "LANG", "LC_ALL", "LC_CTYPE", "COLORTERM", "NO_COLOR", "TERM"} | {
+    "HOME",
+    "RUMMY_STATE_DIR",
+}
+
+
+def env_of(line: str) -> dict[str, str]:
+    """The environment out of the stand-in's ``ENV`` line."""
+    return {k: bytes.fromhex(v).decode() for k, v in (item.split("=", 1) for item in line.split()[1:])}
+
+
+def host_secrets(monkeypatch: Any) -> None:
+    """Put what a host's environment may hold, and a client must never see, in ours."""
+    monkeypatch.setenv("SSH_AUTH_SOCK", "/tmp/ssh-host/agent.1")
+    monkeypatch.setenv("RUMMY_HOST_SECRET", "hunter2")
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/root/.config")
 
 
 def process_gone(pid: int) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -47,6 +48,20 @@ async def server() -> AsyncIterator[Server]:
 
 async def connect(server: Server, name: str, lobby: bool = False, **kw: Any) -> Client:
     c = await Client.connect(server.host, server.port, **kw)
+    welcome = await c.request(Hello, version=PROTOCOL_VERSION, name=name, lobby=lobby)
+    assert isinstance(welcome, Welcome), welcome
+    return c
+
+
+async def connect_from(address: str, server: Server, name: str, lobby: bool = False) -> Client:
+    """A client whose connection comes from ``address`` (another loopback address, as
+    127.0.0.2: another household for the per-address caps), after its hello."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((address, 0))
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, (server.host, server.port))
+    reader, writer = await asyncio.open_connection(sock=sock)
+    c = Client(reader, writer, keep_frames=False)
     welcome = await c.request(Hello, version=PROTOCOL_VERSION, name=name, lobby=lobby)
     assert isinstance(welcome, Welcome), welcome
     return c

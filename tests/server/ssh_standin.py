@@ -1,14 +1,17 @@
 """A stand-in for the game client, run by the SSH tests on the session's pty.
 
-Usage: ssh_standin.py GAME_ADDRESS --name NAME [--exit N] [--ignore-hup]
+Usage: ssh_standin.py GAME_ADDRESS --name NAME [--exit N] [--ignore-hup] [--chatter KB]
 
 It reports, one line each (\\r\\n, the terminal is raw):
   HELLO name=.. addr=.. term=.. pid=.. ctty=yes|no
   STATE new|seen dir=..     (whether its RUMMY_STATE_DIR was used before)
+  ENV NAME=VALUE ...        (its whole environment, values hex-encoded)
   SIZE COLSxROWS            (at start and on every SIGWINCH)
   KEY <hex>                 (each chunk of input, byte for byte)
 Typing q exits with status N; k kills itself with SIGTERM. With
---ignore-hup it ignores SIGHUP and outlives its terminal.
+--ignore-hup it ignores SIGHUP and outlives its terminal. With --chatter it
+then turns on the alternate screen and mouse reports, as a full-screen
+program does, and writes that many KB of screen updates.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ def main() -> int:
     parser.add_argument("--name", required=True)
     parser.add_argument("--exit", type=int, default=0)
     parser.add_argument("--ignore-hup", action="store_true")
+    parser.add_argument("--chatter", type=int, default=0)
     args = parser.parse_args()
     if args.ignore_hup:
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -62,6 +66,11 @@ def main() -> int:
             f"pid={os.getpid()} ctty={'yes' if controlling_terminal() else 'no'}"
         )
         say(f"STATE {'seen' if seen else 'new'} dir={state}")
+        say("ENV " + " ".join(f"{k}={v.encode().hex()}" for k, v in sorted(os.environ.items())))
+        if args.chatter:
+            os.write(1, b"\x1b[?1049h\x1b[?1000h\x1b[?1006h")  # alternate screen, mouse reports
+            for _ in range(args.chatter):
+                os.write(1, b"\x1b[H" + b"#" * 1021)  # 1 KB screen updates
 
         def report_size(*_: object) -> None:
             size = os.get_terminal_size(0)

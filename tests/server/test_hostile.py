@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import socket
+from collections import Counter
 from collections.abc import AsyncIterator
 
 import msgpack
@@ -29,7 +31,7 @@ from rummy.protocol import (
 from rummy.protocol.wire import DrawStockWire
 from rummy.server import Server, start_server
 
-from .game_helpers import FAST, close_all, connect, play_all, table_of_four
+from .game_helpers import FAST, close_all, connect, connect_from, play_all, table_of_four
 
 STRICT = {**FAST, "hello_timeout": 0.3, "rate": 20.0, "burst": 100, "flood_limit": 100}
 
@@ -207,22 +209,25 @@ async def test_too_many_connections_from_one_address_are_refused() -> None:
         await server.close()
 
 
-async def test_the_per_address_cap_spares_uncapped_addresses() -> None:
-    """With SSH hosting every SSH player's client comes from loopback, so loopback
-    is exempt there (the SSH server caps real addresses); the global cap still holds."""
+async def test_a_shared_address_holds_more_but_not_without_end() -> None:
+    """With SSH hosting every SSH player's client comes from loopback: that address may
+    hold one more connection for each SSH player (the SSH server caps the players'
+    real addresses), no more; it was exempt from the cap altogether, so anyone on the
+    host could fill the server from it."""
     server = await start_server(
         **{
             **STRICT,
             "max_per_address": 1,
-            "max_connections": 3,
-            "uncapped_addresses": frozenset({"127.0.0.1"}),
+            "shared_addresses": frozenset({"127.0.0.1"}),
+            "shared_people": 2,
         }
     )
     try:
         kept = [await connect(server, f"P{i}") for i in range(3)]
         extra = await Client.connect(server.host, server.port)
         assert (await error_for(extra, code=errors.TOO_MANY_CONNECTIONS)).fatal
-        await close_all([*kept, extra])
+        elsewhere = await connect_from("127.0.0.2", server, "Q")  # other addresses: their own cap
+        await close_all([*kept, extra, elsewhere])
     finally:
         await server.close()
 
@@ -260,7 +265,9 @@ async def test_names_and_table_names_are_cleaned_and_limited(server: Server) -> 
 
 
 async def test_a_peer_that_never_reads_is_dropped_before_it_eats_memory() -> None:
-    server = await start_server(**{**STRICT, "max_write_buffer": 100_000})
+    server = await start_server(
+        **{**STRICT, "max_write_buffer": 100_000, "tables_per_address": 100, "lobby_cost": 1}
+    )
     try:
         owners = [await connect(server, f"Owner{i}") for i in range(30)]
         for i, c in enumerate(owners):  # thirty tables make a long table list
@@ -314,4 +321,47 @@ async def test_every_rate_limited_request_gets_its_own_answer(server: Server) ->
         assert isinstance(answer, Error) and answer.code == errors.RATE_LIMITED
         await asyncio.sleep(0.05)
     assert isinstance(answer, Pong)
+    await c.close()
+
+
+DEEP = b"\x91" * 5000 + b"\xc0"
+
+
+async def test_deep_or_unhashable_frames_get_an_error_and_the_log_one_line(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Frames that made the decoder raise (a RecursionError, 'unhashable type') closed the
+    connection before hello with a traceback each; now each gets the documented error,
+    the connection stays, and a flood of them writes one log line."""
+    c = await Client.connect(server.host, server.port)
+    bad = [
+        frame(DEEP),
+        frame(b"\x83\xa4type\xa4chat\xa2id\x05\xa4text" + DEEP),
+        raw({"type": [1, 2], "id": 6}),
+        raw({"type": {"a": 1}, "id": 7}),
+    ]
+    with caplog.at_level(logging.INFO, logger="rummy"):
+        for _ in range(4):  # 16 frames of 5 tokens each: within the burst of 100
+            c.send_raw(b"".join(bad))
+        await c.until(lambda c: len([m for m in c.received if isinstance(m, Error)]) >= 16)
+        assert isinstance(await c.request(Hello, version=PROTOCOL_VERSION, name="Ann"), Welcome)
+    answers = [m for m in c.received if isinstance(m, Error)]
+    assert {e.code for e in answers} <= {errors.BAD_MSGPACK, errors.UNKNOWN_MESSAGE}
+    assert not any(e.fatal for e in answers)
+    assert {e.id for e in answers} >= {6, 7}
+    lines = [r for r in caplog.records if r.name.startswith("rummy")]
+    assert not any(r.exc_info for r in lines)
+    assert sum("bad frame" in r.getMessage() for r in lines) == 1
+    await still_serves(c)
+    await c.close()
+
+
+async def test_a_bad_frame_costs_more_of_the_rate_limit(server: Server) -> None:
+    """Our clients never send a frame that cannot be read: each costs five requests'
+    worth, and the answers to those over the rate still come, one per frame."""
+    c = await connect(server, "Ann")  # STRICT: a burst of 100; the hello took one
+    c.send_raw(b"".join(raw({"type": [1], "id": 100 + i}) for i in range(25)))
+    await c.until(lambda c: len([m for m in c.received if isinstance(m, Error)]) >= 25)
+    codes = Counter(m.code for m in c.received if isinstance(m, Error))
+    assert codes == {errors.UNKNOWN_MESSAGE: 19, errors.RATE_LIMITED: 6}
     await c.close()

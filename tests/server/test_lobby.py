@@ -1,14 +1,33 @@
-"""The lobby's pushes: coalesced, and paused for a player while their game is played."""
+"""The lobby's pushes: coalesced, paused for a player while their game is played; the
+table list encoded once and shared, bounded, and costed in the rate limit."""
 
 from __future__ import annotations
 
 import asyncio
 
-from rummy.protocol import AddBot, CreateTable, Leave, Ok, Seated, Start, TableOptions
-from rummy.protocol.messages import Lobby, LobbyTable
-from rummy.server import start_server
+import pytest
 
-from .game_helpers import FAST, close_all, connect
+from rummy.net import Client
+from rummy.protocol import (
+    AddBot,
+    CreateTable,
+    Error,
+    Leave,
+    LobbySubscribe,
+    Ok,
+    Ping,
+    Pong,
+    Seated,
+    Start,
+    TableInfo,
+    TableOptions,
+    errors,
+)
+from rummy.protocol.messages import Lobby, LobbyTable
+from rummy.server import Server, start_server
+from rummy.server.table import Table
+
+from .game_helpers import FAST, close_all, connect, connect_from
 
 
 async def test_lobby_changes_are_coalesced() -> None:
@@ -56,5 +75,98 @@ async def test_lobby_pauses_while_playing_and_catches_up_after() -> None:
         assert ann.lobby[other.table_id].name == "Bob's"
         assert sum(isinstance(m, Lobby) for m in ann.received) == lists + 1  # the whole list
         await close_all([ann, bob])
+    finally:
+        await server.close()
+
+
+async def _tables(server: Server, count: int, start_every: int = 0) -> tuple[list[int], list[Client]]:
+    """``count`` tables, one owner each, from as many addresses (127.0.0.2...); every
+    ``start_every``-th is filled with bots and started (0: none). The ids and owners."""
+    ids, owners = [], []
+    for i in range(count):
+        owner = await connect_from(f"127.0.0.{2 + i}", server, f"Owner{i}")
+        seated = await owner.request(CreateTable, name=f"table {i}")
+        assert isinstance(seated, Seated)
+        if start_every and i % start_every == 0:
+            for chair in (1, 2, 3):
+                assert isinstance(await owner.request(AddBot, chair=chair), Ok)
+            assert isinstance(await owner.request(Start), Ok)
+        ids.append(seated.table_id)
+        owners.append(owner)
+    return ids, owners
+
+
+async def test_the_table_list_is_encoded_once_and_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each lobby_subscribe encoded the whole list anew (17 ms at 2,000 tables); now it
+    is built once per lobby push and every subscriber gets the same bytes."""
+    server = await start_server(**{**FAST, "lobby_cost": 1, "lobby_interval": 0.05})
+    try:
+        _, owners = await _tables(server, 30)
+        built = 0
+        info = Table.info
+
+        def counted(table: Table) -> TableInfo:
+            nonlocal built
+            built += 1
+            return info(table)
+
+        monkeypatch.setattr(Table, "info", counted)
+        lookers = [await connect(server, f"Lou{i}") for i in range(5)]
+        for c in lookers:
+            for _ in range(10):
+                assert isinstance(await c.request(LobbySubscribe, on=True), Ok)
+        assert built == 30  # 50 lists asked for, one built
+        for c in lookers:
+            await c.until(lambda c: len(c.lobby) == 30)
+        await close_all([*lookers, *owners])
+    finally:
+        await server.close()
+
+
+async def test_a_subscriber_between_two_pushes_misses_no_change() -> None:
+    """The shared list is older than the changes still to be pushed, never newer: one
+    who subscribes between a change and its push gets the list, then the change."""
+    server = await start_server(**{**FAST, "lobby_interval": 0.3})
+    try:
+        early = await connect(server, "Early", lobby=True)
+        ann = await connect(server, "Ann")
+        seated = await ann.request(CreateTable, name="Ann's")
+        assert isinstance(seated, Seated)
+        await early.until(lambda c: seated.table_id in c.lobby)
+        assert isinstance(await ann.request(AddBot, chair=1), Ok)  # pushed within 0.3 s
+        late = await connect(server, "Late", lobby=True)
+        for c in (early, late):
+            await c.until(lambda c: seated.table_id in c.lobby and c.lobby[seated.table_id].chairs[1].bot)
+        await close_all([early, ann, late])
+    finally:
+        await server.close()
+
+
+async def test_the_table_list_is_bounded_and_waiting_tables_come_first() -> None:
+    server = await start_server(**{**FAST, "lobby_limit": 5})
+    try:
+        ids, owners = await _tables(server, 12, start_every=2)  # six playing, six waiting
+        looker = await connect(server, "Lou", lobby=True)
+        listing = next(m for m in looker.received if isinstance(m, Lobby))
+        assert listing.total == 12 and len(listing.tables) == 5
+        assert all(t.status == "waiting" for t in listing.tables)
+        assert [t.table_id for t in listing.tables] == [i for n, i in enumerate(ids) if n % 2][:5]
+        await close_all([looker, *owners])
+    finally:
+        await server.close()
+
+
+async def test_asking_for_the_table_list_costs_more_of_the_rate_limit() -> None:
+    """Five followers asking for the list at the allowed rate pushed honest moves to a
+    second's latency: a whole list costs ``lobby_cost`` requests' worth of the rate."""
+    server = await start_server(**{**FAST, "rate": 1.0, "burst": 105, "lobby_cost": 10})
+    try:
+        c = await connect(server, "Lou")
+        answers = [await c.request(LobbySubscribe, on=True) for _ in range(15)]
+        codes = [a.code if isinstance(a, Error) else "ok" for a in answers]
+        assert codes.count("ok") == 10 and codes.count(errors.RATE_LIMITED) == 5
+        assert sum(isinstance(m, Lobby) for m in c.received) == 10
+        assert isinstance(await c.request(Ping), Pong)  # a cheap request still fits
+        await c.close()
     finally:
         await server.close()

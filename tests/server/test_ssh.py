@@ -8,6 +8,7 @@ the bytes it gets, its exit status, its controlling terminal.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import re
@@ -25,8 +26,18 @@ from rummy.server.cli import build_parser
 from rummy.server.ssh import HOST_KEY_NAME, HostKeyError, sanitise_name, start_ssh_server
 from rummy.server.ssh.cli import game_address, start_ssh_from_args
 from rummy.server.ssh.limits import MAX_SESSIONS_PER_CONNECTION
-from rummy.server.ssh.server import SSHGameServer
-from tests.server.door_helpers import TIMEOUT, field, process_gone, standin, wait_until
+from rummy.server.ssh.server import IDLE_NOTICE, SSHGameServer
+from rummy.server.ssh.session import TERMINAL_RESET
+from tests.server.door_helpers import (
+    CLEAN_ENV,
+    TIMEOUT,
+    env_of,
+    field,
+    host_secrets,
+    process_gone,
+    standin,
+    wait_until,
+)
 
 GAME_ADDRESS = "127.0.0.1:4567"  # the stand-in only prints it
 
@@ -67,13 +78,18 @@ class _KeylessClient(asyncssh.SSHClient):
 
 
 async def connect(
-    srv: SSHGameServer | int, user: str = "alice", key: asyncssh.SSHKey | None = None
+    srv: SSHGameServer | int,
+    user: str = "alice",
+    key: asyncssh.SSHKey | None = None,
+    source: str = "127.0.0.1",
 ) -> asyncssh.SSHClientConnection:
-    """Log in to the server (or port) as ``user`` with ``key``, or with no key."""
+    """Log in to the server (or port) as ``user`` with ``key``, or with no key, from the
+    loopback address ``source``."""
     conn, _ = await asyncssh.create_connection(
         _KeylessClient,
         "127.0.0.1",
         srv if isinstance(srv, int) else srv.port,
+        local_addr=(source, 0),
         username=user,
         client_keys=[key] if key is not None else None,
         known_hosts=None,
@@ -341,6 +357,87 @@ async def test_per_address_connection_limit(tmp_path: Path, keys: list[asyncssh.
         third.close()
 
 
+async def banner_only(
+    port: int, source: str = "127.0.0.1"
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A socket that sends an SSH version banner and then nothing: it never logs in."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    writer.write(b"SSH-2.0-OpenSSH_9.6\r\n")
+    await writer.drain()
+    return reader, writer
+
+
+async def test_sockets_that_never_log_in_do_not_lock_their_address_out(
+    tmp_path: Path, keys: list[asyncssh.SSHKey]
+) -> None:
+    """Eight sockets that sent only a version banner locked their address out for a
+    minute: only connections that logged in count for the per-address cap now."""
+    async with await serve(tmp_path / "state", max_per_address=2) as srv:
+        idle = [await banner_only(srv.port) for _ in range(6)]
+        await wait_until(lambda: srv.connection_count == 6)
+        async with await connect(srv, "alice", keys[0]) as conn:
+            screen = Screen(await open_terminal(conn))
+            await screen.wait_for(b"HELLO name=alice")
+        for _, writer in idle:
+            writer.close()
+
+
+async def test_connections_logging_in_are_bounded_and_one_address_cannot_take_them_all(
+    tmp_path: Path, keys: list[asyncssh.SSHKey]
+) -> None:
+    """At most ``max_startups`` connections may be logging in at once (as OpenSSH's
+    MaxStartups); when they are taken, a newcomer from another address takes the place
+    of the oldest of the address holding the most, and one from that address is refused."""
+    async with await serve(tmp_path / "state", max_startups=4) as srv:
+        idle = [await banner_only(srv.port) for _ in range(4)]
+        await wait_until(lambda: srv.connection_count == 4)
+        reader, refused = await banner_only(srv.port)  # a fifth from the same address
+        with contextlib.suppress(ConnectionResetError):
+            await asyncio.wait_for(reader.read(), TIMEOUT)  # is closed at once
+        async with await connect(srv, "bob", keys[0], source="127.0.0.2") as conn:
+            screen = Screen(await open_terminal(conn))  # another address gets in
+            await screen.wait_for(b"HELLO name=bob")
+        assert sum(not w.is_closing() and not r.at_eof() for r, w in idle) <= 4
+        for _, writer in [*idle, (reader, refused)]:
+            writer.close()
+
+
+async def test_the_number_of_ssh_players_is_capped(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:
+    """Each SSH player is a client process: past ``max_sessions`` in all, a newcomer is
+    told so in one line."""
+    async with await serve(tmp_path / "state", client_argv=standin(), max_sessions=2) as srv:
+        conns = [await connect(srv, f"p{i}", keys[0]) for i in range(3)]
+        screens = [Screen(await open_terminal(c)) for c in conns[:2]]
+        for screen in screens:
+            await screen.wait_for(b"HELLO")
+        result = await asyncio.wait_for(conns[2].run(term_type="xterm", encoding="utf-8"), TIMEOUT)
+        assert result.exit_status == 1
+        assert isinstance(result.stderr, str) and "as many SSH players" in result.stderr
+        screens[0].process.stdin.write(b"q")  # one leaves: there is room again
+        await screens[0].process.wait_closed()
+        await Screen(await open_terminal(conns[2])).wait_for(b"HELLO")
+        for c in conns:
+            c.close()
+
+
+async def test_the_client_gets_a_clean_environment(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each player's client inherited the host's whole environment (its secrets, its
+    ssh-agent socket); now it gets what it needs: TERM, the locale, PATH, and its own
+    state directory (as HOME too)."""
+    host_secrets(monkeypatch)
+    async with await connect(server, "alice", keys[0]) as conn:
+        screen = Screen(await open_terminal(conn))
+        state = Path(field(await screen.line_after(b"STATE"), "dir"))
+        env = env_of(await screen.line_after(b"ENV "))
+    assert set(env) <= CLEAN_ENV
+    assert env["TERM"] == "xterm-256color" and env["PATH"]
+    assert env["HOME"] == env["RUMMY_STATE_DIR"] == str(state)
+    assert any(k in env for k in ("LANG", "LC_ALL", "LC_CTYPE"))
+    assert not any("hunter2" in v or "agent" in v for v in env.values())
+
+
 async def test_sessions_per_connection_are_limited(
     server: SSHGameServer, keys: list[asyncssh.SSHKey]
 ) -> None:
@@ -371,6 +468,25 @@ async def test_idle_session_is_closed_with_a_notice(tmp_path: Path, keys: list[a
             data = await screen.rest()
             assert b"without a key pressed" in data
         await wait_until(lambda: process_gone(pid))
+
+
+async def test_the_idle_notice_and_terminal_reset_reach_a_slow_player(
+    tmp_path: Path, keys: list[asyncssh.SSHKey]
+) -> None:
+    """The session was cut at once, so what was still queued for a player on a slow
+    link was lost: the notice, and the reset that turns off the alternate screen and
+    mouse reports (their terminal was left in the game's screen). Now the client's
+    output stops, the reset and the notice follow it, and only then does it close."""
+    async with (
+        await serve(tmp_path / "state", idle_timeout=1.0, client_argv=standin("--chatter", "6000")) as srv,
+        await connect(srv, "alice", keys[0]) as conn,
+    ):
+        process = await open_terminal(conn)
+        await asyncio.sleep(2.0)  # reading nothing: 6 MB of screen queue up meanwhile
+        data = await asyncio.wait_for(process.stdout.read(), TIMEOUT * 3)
+    assert b"\x1b[?1049h" in data  # the game's screen was on...
+    tail = data[data.rindex(TERMINAL_RESET) :]
+    assert tail == TERMINAL_RESET + IDLE_NOTICE.format(duration="1 second").encode()  # ...and is off
 
 
 # -- the real thing: game server + real client over SSH ---------------------------

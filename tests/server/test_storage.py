@@ -4,15 +4,18 @@ grouped commits; a failed write refuses the move and changes nothing."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from rummy.engine import Game, GameRecord
-from rummy.protocol import Error, errors
+from rummy.net import Client
+from rummy.protocol import AddBot, CreateTable, Error, Leave, Ok, RemoveBot, Seated, Sit, errors
 from rummy.server import Server, start_server
 from rummy.server.storage import Storage
 
-from .game_helpers import FAST, close_all, play_all, server, table_of_four
+from .game_helpers import FAST, close_all, connect, play_all, server, table_of_four
 
 __all__ = ["server"]
 
@@ -115,3 +118,74 @@ def test_a_database_of_an_older_server_is_upgraded(tmp_path: Path) -> None:
     asyncio.run(write())
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT n, auto FROM moves ORDER BY n").fetchall() == [(0, None), (1, "timer")]
+
+
+@contextlib.contextmanager
+def disk_full(storage: Storage) -> Iterator[None]:
+    """Every write fails as on a full disk while inside."""
+
+    async def failing(statements: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    storage.write = failing  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del storage.write  # type: ignore[method-assign]
+
+
+async def _waiting_table(server: Server) -> tuple[Client, Client, int]:
+    ann, bob = await connect(server, "Ann"), await connect(server, "Bob")
+    seated = await ann.request(CreateTable, name="t")
+    assert isinstance(seated, Seated)
+    assert isinstance(await bob.request(Sit, table_id=seated.table_id, chair=1), Seated)
+    assert isinstance(await ann.request(AddBot, chair=2), Ok)
+    await ann.until(lambda c: c.table is not None and c.table.chairs[2].bot)
+    return ann, bob, seated.table_id
+
+
+async def test_leave_remove_bot_and_closing_change_nothing_when_not_saved(server: Server) -> None:
+    """State changes only after the commit, as moves already do: leaving, removing a bot
+    and closing a table changed memory before a failed write and then said 'nothing
+    changed'; now the table is as it was, and a lobby follower sees no change either."""
+    ann, bob, table_id = await _waiting_table(server)
+    watcher = await connect(server, "Wes", lobby=True)
+    await watcher.until(lambda c: table_id in c.lobby)
+    table = server.lobby.tables[table_id]
+    with disk_full(server.storage):
+        for c, request, kw in ((bob, Leave, {}), (ann, RemoveBot, {"chair": 2}), (ann, Leave, {})):
+            refused = await c.request(request, **kw)
+            assert isinstance(refused, Error) and refused.code == errors.INTERNAL, refused
+        assert table.creator == 0 and [c is not None for c in table.chairs] == [True, True, True, False]
+        bob_alone = await bob.request(Leave)  # ...and so is closing, when the last one goes
+        assert isinstance(bob_alone, Error)
+    assert server.lobby.tables.get(table_id) is table
+    assert [c.name if c else None for c in table.chairs] == ["Ann", "Bob", "Dara", None]
+    assert ann.table is not None and ann.table.chairs[1].present  # nobody was told otherwise
+    info = watcher.lobby[table_id]
+    assert [c.name for c in info.chairs] == ["Ann", "Bob", "Dara", None]
+    # Once the disk has room again, the same requests do what they say.
+    assert isinstance(await ann.request(RemoveBot, chair=2), Ok)
+    assert isinstance(await ann.request(Leave), Ok)
+    assert table.creator == 1 and not table.closed
+    assert isinstance(await bob.request(Leave), Ok)
+    assert table.closed and table_id not in server.lobby.tables
+    await close_all([ann, bob, watcher])
+
+
+async def test_a_table_closed_by_the_sweeper_stays_open_until_that_is_saved() -> None:
+    server = await start_server(**{**FAST, "abandon_after": 0.05})
+    try:
+        ann, bob, table_id = await _waiting_table(server)
+        table = server.lobby.tables[table_id]
+        with disk_full(server.storage):
+            await close_all([ann, bob])
+            for _ in range(10):  # several sweeps while the disk is full
+                await asyncio.sleep(0.05)
+            assert server.lobby.tables.get(table_id) is table and not table.closed
+        async with asyncio.timeout(10):
+            while table_id in server.lobby.tables:
+                await asyncio.sleep(0.01)
+        assert table.closed
+    finally:
+        await server.close()

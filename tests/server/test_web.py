@@ -27,7 +27,16 @@ from rummy.server.web import BrowserId, WebGameServer, start_web_server
 from rummy.server.web.cli import start_web_from_args
 from rummy.server.web.identity import COOKIE, NAME_COOKIE, forget_stale
 from rummy.server.web.session import CLOSE_CLIENT_ENDED, CLOSE_IDLE, CLOSE_REPLACED
-from tests.server.door_helpers import TIMEOUT, field, process_gone, standin, wait_until
+from tests.server.door_helpers import (
+    CLEAN_ENV,
+    TIMEOUT,
+    env_of,
+    field,
+    host_secrets,
+    process_gone,
+    standin,
+    wait_until,
+)
 
 GAME_ADDRESS = "127.0.0.1:4567"  # the stand-in only prints it
 
@@ -235,6 +244,23 @@ async def test_a_browser_keeps_its_state_dir_and_another_browser_never_shares_it
     other = await same_name.open()  # the same name in another browser: a directory of its own
     other_state = await other.line_after(b"STATE")
     assert other_state.startswith("STATE new") and str(expected) not in other_state
+
+
+async def test_the_client_gets_a_clean_environment(
+    server: WebGameServer, browsers: Callable[[], Browser], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As over SSH: the client gets what it needs (TERM, a UTF-8 locale, PATH, its own
+    state directory, as HOME too), never the host's secrets or ssh-agent socket."""
+    host_secrets(monkeypatch)
+    ann = browsers()
+    await ann.sign_in("Ann")
+    page = await ann.open()
+    state = Path(field(await page.line_after(b"STATE"), "dir"))
+    env = env_of(await page.line_after(b"ENV "))
+    assert set(env) <= CLEAN_ENV
+    assert env["TERM"] == "xterm-256color" and env["LANG"] == "C.UTF-8" and env["PATH"]
+    assert env["HOME"] == env["RUMMY_STATE_DIR"] == str(state)
+    assert not any("hunter2" in v or "agent" in v for v in env.values())
 
 
 async def test_a_made_up_cookie_is_not_an_identity(server: WebGameServer) -> None:

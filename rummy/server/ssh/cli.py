@@ -16,7 +16,12 @@ from platformdirs import user_state_dir
 
 from rummy.server.ssh.access import AccessError
 from rummy.server.ssh.hostkey import HostKeyError
-from rummy.server.ssh.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS
+from rummy.server.ssh.limits import (
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_PER_ADDRESS,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_STARTUPS,
+)
 
 if TYPE_CHECKING:
     from rummy.server.ssh.server import SSHGameServer
@@ -69,6 +74,20 @@ def add_ssh_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"SSH connections allowed from one address (default {DEFAULT_MAX_PER_ADDRESS})",
     )
+    group.add_argument(
+        "--ssh-max-startups",
+        type=int,
+        default=DEFAULT_MAX_STARTUPS,
+        metavar="N",
+        help=f"SSH connections still logging in, at once in all (default {DEFAULT_MAX_STARTUPS})",
+    )
+    group.add_argument(
+        "--ssh-max-sessions",
+        type=int,
+        default=DEFAULT_MAX_SESSIONS,
+        metavar="N",
+        help=f"SSH players at once in all, each a client process (default {DEFAULT_MAX_SESSIONS})",
+    )
 
 
 def game_address(host: str, port: int) -> str:
@@ -110,6 +129,8 @@ async def start_ssh_from_args(
             client_argv=client_argv,
             idle_timeout=args.ssh_idle_timeout,
             max_per_address=args.ssh_max_per_address,
+            max_startups=args.ssh_max_startups,
+            max_sessions=args.ssh_max_sessions,
         )
     except (HostKeyError, AccessError, OSError) as exc:
         raise SystemExit(f"rummy-server: cannot serve SSH: {exc}") from None

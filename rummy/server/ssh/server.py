@@ -1,4 +1,4 @@
-"""The SSH listener: authentication, per-address limit, idle timeout.
+"""The SSH listener: authentication, the limits on connections and sessions, idle timeout.
 
 One ``GameSSHConnection`` per TCP connection decides who gets in and hands
 each session a ``GameSession`` (see session.py). ``start_ssh_server`` puts
@@ -24,16 +24,28 @@ from rummy.server.ssh.limits import (
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_LOGIN_TIMEOUT,
     DEFAULT_MAX_PER_ADDRESS,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_STARTUPS,
     KEEPALIVE_COUNT_MAX,
     KEEPALIVE_INTERVAL,
     MAX_SESSIONS_PER_CONNECTION,
 )
-from rummy.server.ssh.session import ClientCommand, GameSession, SessionSettings, default_client_command
+from rummy.server.ssh.session import (
+    FULL_REFUSAL,
+    ClientCommand,
+    GameSession,
+    Refusal,
+    SessionSettings,
+    default_client_command,
+)
 from rummy.server.wording import duration
 
 log = logging.getLogger(__name__)
 
 IDLE_NOTICE = "rummy: closing this session after {duration} without a key pressed.\r\n"
+# Seconds the sessions of an idle connection get to close (their last output sent,
+# the clients ended) before the connection is cut anyway.
+IDLE_CLOSE_GRACE = 15.0
 
 
 class _Shared:
@@ -45,18 +57,42 @@ class _Shared:
         access: AccessPolicy,
         idle_timeout: float,
         max_per_address: int,
+        max_startups: int = DEFAULT_MAX_STARTUPS,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
     ) -> None:
         self.settings = settings
         self.access = access
         self.idle_timeout = idle_timeout
         self.max_per_address = max_per_address
-        self.per_address: Counter[str] = Counter()
+        self.max_startups = max_startups
+        self.max_sessions = max_sessions
+        self.per_address: Counter[str] = Counter()  # logged-in connections only
+        self.startups: dict[asyncssh.SSHServerConnection, str] = {}  # still logging in, oldest first
         self.connections: set[asyncssh.SSHServerConnection] = set()
+        self.sessions: set[GameSession] = set()
         self.tasks: set[asyncio.Task[None]] = set()
 
     def track(self, task: asyncio.Task[None]) -> None:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    def admit(self, conn: asyncssh.SSHServerConnection, address: str) -> bool:
+        """Let a new connection start logging in, within ``max_startups`` at once on the
+        whole server (as OpenSSH's MaxStartups). When they are all taken, the oldest
+        one of the address that holds the most goes, unless that is the newcomer's own
+        address: sockets that never log in lock out only their own address, never
+        everybody else (eight of them locked an address out for a minute)."""
+        if len(self.startups) >= self.max_startups:
+            held = Counter(self.startups.values())
+            heaviest, most = held.most_common(1)[0]
+            if most <= held[address]:
+                return False
+            oldest = next(c for c, a in self.startups.items() if a == heaviest)
+            del self.startups[oldest]
+            log.info("ssh connection from %s still logging in dropped to make room", heaviest)
+            oldest.abort()
+        self.startups[conn] = address
+        return True
 
 
 class GameSSHConnection(asyncssh.SSHServer):
@@ -66,7 +102,9 @@ class GameSSHConnection(asyncssh.SSHServer):
         self._shared = shared
         self._conn: asyncssh.SSHServerConnection | None = None
         self._peer = ""
-        self._over_limit = False
+        self._counted = False  # logged in, and counted for its address
+        self._ending = False  # the idle timeout is closing it
+        self._hang_up_timer: asyncio.TimerHandle | None = None
         self._candidate_key: asyncssh.SSHKey | None = None
         self._identity: Identity | None = None
         self._sessions: list[GameSession] = []
@@ -82,21 +120,24 @@ class GameSSHConnection(asyncssh.SSHServer):
         self._peer = str(peer[0]) if peer else "?"
         shared = self._shared
         shared.connections.add(conn)
-        shared.per_address[self._peer] += 1
-        # Refused at begin_auth rather than here, so that the player's ssh
-        # can print the reason instead of a bare "connection closed".
-        self._over_limit = shared.per_address[self._peer] > shared.max_per_address
+        if not shared.admit(conn, self._peer):
+            log.info("refused an ssh connection from %s: too many still logging in", self._peer)
+            self._loop.call_soon(conn.abort)
+            return
         self._arm_idle_timer(shared.idle_timeout)
 
     def connection_lost(self, exc: Exception | None) -> None:
         shared = self._shared
         if self._conn is not None:
             shared.connections.discard(self._conn)
-        shared.per_address[self._peer] -= 1
-        if shared.per_address[self._peer] <= 0:
-            del shared.per_address[self._peer]
-        if self._idle_timer is not None:
-            self._idle_timer.cancel()
+            shared.startups.pop(self._conn, None)
+        if self._counted:
+            shared.per_address[self._peer] -= 1
+            if shared.per_address[self._peer] <= 0:
+                del shared.per_address[self._peer]
+        for timer in (self._idle_timer, self._hang_up_timer):
+            if timer is not None:
+                timer.cancel()
         log.info("ssh connection from %s closed%s", self._peer, f": {exc}" if exc else "")
 
     # -- idle timeout ------------------------------------------------------------
@@ -117,21 +158,43 @@ class GameSSHConnection(asyncssh.SSHServer):
             return
         log.info("closing idle ssh connection from %s", self._peer)
         notice = IDLE_NOTICE.format(duration=duration(timeout)).encode()
-        for session in self._sessions:
-            session.notify(notice)
+        # Each session shows the notice after resetting the player's terminal and
+        # closes once that has been sent; the connection goes when they all have. (A
+        # disconnect at once threw away what was still queued for a slow link.)
+        self._ending = True
+        for session in list(self._sessions):
+            session.end_with(notice)
+        if not self._sessions:
+            self._end()
+        else:  # a peer that never acknowledges the closes is cut off anyway
+            self._hang_up_timer = self._loop.call_later(IDLE_CLOSE_GRACE, self._end)
+
+    def _end(self) -> None:
         if self._conn is not None:
             self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, "idle timeout")
+
+    def _session_closed(self, session: GameSession) -> None:
+        self._sessions.remove(session)
+        self._shared.sessions.discard(session)
+        if self._ending and not self._sessions:
+            self._end()
 
     # -- authentication ----------------------------------------------------------
 
     def begin_auth(self, username: str) -> bool:
-        if self._over_limit:
+        self._refuse_if_full()  # here, so that the player's ssh prints the reason
+        return True  # always ask: we want the key even in open mode
+
+    def _refuse_if_full(self) -> None:
+        """Only connections that logged in count for their address: sockets that send
+        a banner and nothing more must not lock the address's players out."""
+        shared = self._shared
+        if shared.per_address[self._peer] >= shared.max_per_address:
             log.warning("refused ssh connection from %s: too many from that address", self._peer)
             raise asyncssh.DisconnectError(
                 asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                f"Too many connections from your address (at most {self._shared.max_per_address}).",
+                f"Too many connections from your address (at most {shared.max_per_address}).",
             )
-        return True  # always ask: we want the key even in open mode
 
     def public_key_auth_supported(self) -> bool:
         return True
@@ -157,6 +220,11 @@ class GameSSHConnection(asyncssh.SSHServer):
 
     def auth_completed(self) -> None:
         assert self._conn is not None
+        shared = self._shared
+        shared.startups.pop(self._conn, None)
+        self._refuse_if_full()  # again: others of the address may have logged in meanwhile
+        shared.per_address[self._peer] += 1
+        self._counted = True
         self._identity = Identity(self._conn.get_extra_info("username") or "", self._candidate_key)
         log.info(
             "ssh login %r from %s with %s",
@@ -167,15 +235,18 @@ class GameSSHConnection(asyncssh.SSHServer):
 
     # -- sessions ----------------------------------------------------------------
 
-    def session_requested(self) -> GameSession | bool:
+    def session_requested(self) -> GameSession | Refusal | bool:
         assert self._identity is not None
+        shared = self._shared
         if len(self._sessions) >= MAX_SESSIONS_PER_CONNECTION:
             log.warning("refused a session from %s: %d open already", self._peer, len(self._sessions))
             return False  # each session is a client process: keep their number bounded
-        session = GameSession(
-            self._shared.settings, self._identity, self.touch, self._shared.track, self._sessions.remove
-        )
+        if len(shared.sessions) >= shared.max_sessions:
+            log.warning("refused a session from %s: %d SSH players already", self._peer, len(shared.sessions))
+            return Refusal(FULL_REFUSAL.format(limit=shared.max_sessions).encode())
+        session = GameSession(shared.settings, self._identity, self.touch, shared.track, self._session_closed)
         self._sessions.append(session)
+        shared.sessions.add(session)
         return session
 
 
@@ -225,6 +296,8 @@ async def start_ssh_server(
     *,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
+    max_startups: int = DEFAULT_MAX_STARTUPS,
+    max_sessions: int = DEFAULT_MAX_SESSIONS,
     login_timeout: float = DEFAULT_LOGIN_TIMEOUT,
     keyless_notice_delay: float = 2.0,
     hangup_grace: float = 2.0,
@@ -236,8 +309,11 @@ async def start_ssh_server(
     The host key is ``host_key_path`` if given (it must exist), else
     ``<state_dir>/ssh_host_ed25519_key``, created on first start. With
     ``authorized_keys_path`` only those keys get in; otherwise anyone does.
-    ``idle_timeout`` (seconds without a key pressed; 0 = never) and
-    ``max_per_address`` protect the host. Raises HostKeyError or AccessError
+    ``idle_timeout`` (seconds without a key pressed; 0 = never),
+    ``max_per_address`` (logged-in connections from one address),
+    ``max_startups`` (connections still logging in, in all; each gets
+    ``login_timeout`` seconds) and ``max_sessions`` (players, so client
+    processes, in all) protect the host. Raises HostKeyError or AccessError
     (with a readable message) when the key files cannot be used.
     """
     state_dir = Path(state_dir)
@@ -253,7 +329,9 @@ async def start_ssh_server(
         keyless_notice_delay=keyless_notice_delay,
         hangup_grace=hangup_grace,
     )
-    shared = _Shared(settings, access, idle_timeout, max(1, max_per_address))
+    shared = _Shared(
+        settings, access, idle_timeout, max(1, max_per_address), max(1, max_startups), max(1, max_sessions)
+    )
     factory: Callable[[], GameSSHConnection] = lambda: GameSSHConnection(shared)  # noqa: E731
     acceptor = await asyncssh.create_server(
         factory,

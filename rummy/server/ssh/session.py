@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import asyncssh
 
+from rummy.server.client_env import LOCALE, client_env
 from rummy.server.ssh.identity import ClientStateDir, Identity
 from rummy.server.ssh.pty_child import INPUT_HIGH_WATER, PtyChild, WindowSize
 from rummy.server.wording import exit_words
@@ -35,13 +35,11 @@ KEYLESS_NOTICE = b"rummy: you have no SSH key, so a dropped connection cannot ge
 # the alternate screen, show the cursor, stop mouse reports and bracketed
 # paste, reset colours, so the player's terminal is usable afterwards.
 TERMINAL_RESET = b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m\r\n"
+FULL_REFUSAL = "rummy: the server has as many SSH players as it can take ({limit}); try again later.\r\n"
 # When TERM is empty the client still needs something it can draw with.
 FALLBACK_TERM = "xterm-256color"
 # Settings the player's own ssh may send (SendEnv) that matter to drawing.
-_PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "COLORTERM", "NO_COLOR")
-# Variables that would override the pty's real size or leak the server's
-# own terminal into the client.
-_DROPPED_ENV = ("COLUMNS", "LINES", "TERMCAP", "TMUX", "STY", "TERM_PROGRAM")
+_PASSED_ENV = (*LOCALE, "COLORTERM", "NO_COLOR")
 
 
 def default_client_command(game_address: str, name: str) -> list[str]:
@@ -84,6 +82,8 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         self._early_input = bytearray()  # keys typed before the client started
         self._gone = False  # the SSH side has closed
         self._in_notice = False
+        self._muted = False  # the client's output is no longer shown (see end_with)
+        self._ending = False  # end_with was called
         self._task: asyncio.Task[None] | None = None
 
     # -- asyncssh callbacks ------------------------------------------------------
@@ -158,27 +158,45 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             # client is being started, _run_client sees _gone and hangs up.)
             self._task.cancel()
 
-    def notify(self, text: bytes) -> None:
-        """Show a one-line message from the server over whatever is on screen
-        (used just before the server closes the session)."""
-        if self._term_type is not None and self._child is not None:
+    def end_with(self, text: bytes) -> None:
+        """End the session with a last line from the server (the idle timeout): the
+        client's output stops here, the player's terminal is reset (alternate screen,
+        mouse reports... off), the line is shown, then the client is hung up and the
+        session closes with its status once all of that has reached the player."""
+        self._muted = self._ending = True
+        if self._child is not None:
             self._send(TERMINAL_RESET)
         self._send(text)
+        if self._child is not None:
+            self._child.hang_up(self._settings.hangup_grace)  # its end closes the session
+        elif self._in_notice and self._task is not None:
+            self._task.cancel()  # still showing the keyless notice: no client yet
+            self._exit(0)
+        elif self._task is None:  # no client was started (a session without a pty)
+            self._exit(0)
+        # else the client is starting: _run_client hangs it up as soon as it runs.
+
+    def _exit(self, status: int) -> None:
+        if self._chan is not None and not self._chan.is_closing():
+            _close_with_status(self._chan, status)
 
     # -- the client ----------------------------------------------------------
 
     def _child_env(self, state_dir: Path) -> dict[str, str]:
+        """A clean environment (client_env.py), with the player's own locale and colours."""
         assert self._chan is not None and self._term_type is not None
-        env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
         sent = self._chan.get_environment()
-        env.update({k: sent[k] for k in _PASSED_ENV if k in sent})
-        env["TERM"] = self._term_type
-        env["RUMMY_STATE_DIR"] = str(state_dir)
-        return env
+        return client_env(
+            state_dir, self._term_type, {k: sent[k] for k in _PASSED_ENV if isinstance(sent.get(k), str)}
+        )
 
     def _send(self, data: bytes) -> None:
         if self._chan is not None and not self._chan.is_closing():
             self._chan.write(data)
+
+    def _client_output(self, data: bytes) -> None:
+        if not self._muted:
+            self._send(data)
 
     def _input_drained(self) -> None:
         if self._chan is not None and not self._chan.is_closing():
@@ -220,7 +238,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             argv,
             env=self._child_env(state_dir),
             size=self._size,
-            on_output=self._send,
+            on_output=self._client_output,
             on_input_drained=self._input_drained,
             cwd=state_dir,
         )
@@ -231,7 +249,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             identity.fingerprint or "no key",
             child.pid,
         )
-        if self._gone:  # dropped while the client was starting
+        if self._gone or self._ending:  # dropped, or ended, while the client was starting
             child.hang_up(self._settings.hangup_grace)
         elif self._early_input:
             child.write(bytes(self._early_input))
@@ -252,3 +270,28 @@ def _close_with_status(chan: asyncssh.SSHServerChannel[bytes], status: int) -> N
         chan.exit(128 + (-status & 0x7F))
         return
     chan.exit_with_signal(name)
+
+
+class Refusal(asyncssh.SSHServerSession[bytes]):
+    """A session refused in one line, with exit status 1 (the server is full)."""
+
+    def __init__(self, text: bytes) -> None:
+        self._text = text
+        self._chan: asyncssh.SSHServerChannel[bytes] | None = None
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
+        self._chan = chan
+
+    def pty_requested(self, term_type: str, term_size: WindowSize, term_modes: Mapping[int, int]) -> bool:
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        return True
+
+    def session_started(self) -> None:
+        assert self._chan is not None
+        self._chan.write_stderr(self._text)
+        self._chan.exit(1)

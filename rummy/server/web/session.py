@@ -20,13 +20,13 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from rummy.server.client_env import client_env
 from rummy.server.ssh.pty_child import INPUT_HIGH_WATER, PtyChild
 from rummy.server.web.limits import MAX_COLUMNS, MAX_ROWS, OUTPUT_HIGH_WATER
 from rummy.server.wording import duration, exit_words
@@ -35,10 +35,6 @@ log = logging.getLogger(__name__)
 
 # What the page draws with; xterm.js does 24-bit colour.
 TERM = "xterm-256color"
-# Variables that would override the pty's real size, leak the server's own
-# terminal into the client, or choose a locale that is not UTF-8 (the page's
-# terminal always is).
-_DROPPED_ENV = ("COLUMNS", "LINES", "TERMCAP", "TMUX", "STY", "TERM_PROGRAM", "LC_ALL", "LC_CTYPE")
 
 # Close codes (RFC 6455 leaves 4000-4999 to applications) and the reasons the
 # page shows; a reason is at most 123 bytes.
@@ -47,10 +43,9 @@ CLOSE_IDLE = 4002
 CLOSE_CLIENT_ENDED = 4003
 
 
-def client_env(state_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
-    env.update(TERM=TERM, COLORTERM="truecolor", LANG="C.UTF-8", RUMMY_STATE_DIR=str(state_dir))
-    return env
+def page_env(state_dir: Path) -> dict[str, str]:
+    """A clean environment (client_env.py) for the page's terminal, always UTF-8."""
+    return client_env(state_dir, TERM, {"LANG": "C.UTF-8", "COLORTERM": "truecolor"})
 
 
 def _cells(value: Any, limit: int) -> int | None:
@@ -118,7 +113,7 @@ class BrowserSession:
         try:
             child = await PtyChild.spawn(
                 self._argv,
-                env=client_env(self._state_dir),
+                env=page_env(self._state_dir),
                 size=(self._size[0], self._size[1], 0, 0),
                 on_output=self._output,
                 on_input_drained=self._in_drained.set,

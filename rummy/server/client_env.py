@@ -1,0 +1,36 @@
+"""The environment a door (SSH, web) runs a player's client in: a clean one.
+
+The host's environment holds its secrets (an ssh-agent socket, tokens,
+passwords) and its own terminal's state; a player's client gets none of it.
+It gets what it needs: how to find programs and modules, the time zone, a
+UTF-8 locale (the player's own when their door says it), its terminal type,
+and its own state directory, as ``HOME`` too so that nothing lands in the
+host's home.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+HOST = ("PATH", "PYTHONPATH", "TZ", "LANG", "LC_ALL", "LC_CTYPE")
+LOCALE = ("LANG", "LC_ALL", "LC_CTYPE")
+
+
+def client_env(state_dir: Path, term: str, player: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a client drawing on ``term`` and keeping its state in
+    ``state_dir``; ``player``: settings from the player's side (a locale, COLORTERM...),
+    whose locale replaces the host's."""
+    env = {k: os.environ[k] for k in HOST if k in os.environ}
+    env.setdefault("PATH", os.defpath)
+    player = dict(player or {})
+    if any(k in player for k in LOCALE):
+        for k in LOCALE:
+            env.pop(k, None)
+    env.update(player)
+    if not any(k in env for k in LOCALE):
+        env["LANG"] = "C.UTF-8"  # suits and box drawing need UTF-8
+    env["TERM"] = term
+    env["HOME"] = env["RUMMY_STATE_DIR"] = str(state_dir)
+    return env

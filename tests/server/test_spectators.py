@@ -1,0 +1,101 @@
+"""Spectators: a cap per table, and watching costs pushes in proportion to the watchers,
+not to their square."""
+
+from __future__ import annotations
+
+import asyncio
+
+from rummy.net import Client
+from rummy.protocol import CHAT_LIMIT, Chat, Error, Leave, Ok, Table, Watch, Watching, errors
+from rummy.server import start_server
+
+from .game_helpers import FAST, close_all, connect, table_of_four
+
+
+def table_pushes(clients: list[Client]) -> int:
+    return sum(isinstance(m, Table) for c in clients for m in c.received)
+
+
+async def test_watchers_coming_and_going_cost_pushes_in_proportion_to_their_number() -> None:
+    """Each watch or leave pushed the table to everyone at it: n watchers meant about
+    n*n frames (1,000 watchers: 504,500 frames, the honest table frozen for 7 s). Now
+    a change in who watches reaches the others with the next push, at most one every
+    ``lobby_interval``."""
+    server = await start_server(**{**FAST, "lobby_interval": 1.0})
+    try:
+        players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
+        n = 40
+        watchers = [await connect(server, f"W{i}") for i in range(n)]
+        before = table_pushes(players)
+        answers = await asyncio.gather(*(w.request(Watch, table_id=table_id) for w in watchers))
+        assert all(isinstance(a, Watching) for a in answers)
+        for w in watchers:  # each newcomer is told the table at once
+            await w.until(lambda c: c.table is not None)
+        # ...and everyone sees the final count within an interval or two.
+        everyone = [*players, *watchers]
+        for c in everyone:
+            await c.until(lambda c: c.table is not None and c.table.spectators == n)
+        left = await asyncio.gather(*(w.request(Leave) for w in watchers[: n // 2]))
+        assert all(isinstance(a, Ok) for a in left)
+        for c in [*players, *watchers[n // 2 :]]:
+            await c.until(lambda c: c.table is not None and c.table.spectators == n - n // 2)
+        # Joining and leaving one by one pushed n*(n+1)/2 + ... = over 1,000 frames here.
+        assert table_pushes(everyone) - before < 6 * n
+        assert table_pushes(players) - before <= 6  # the player was told a few times, not 60
+        await close_all(everyone)
+    finally:
+        await server.close()
+
+
+async def test_a_table_takes_only_so_many_spectators() -> None:
+    server = await start_server(**{**FAST, "max_spectators": 3})
+    try:
+        players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
+        watchers = [await connect(server, f"W{i}") for i in range(4)]
+        for w in watchers[:3]:
+            assert isinstance(await w.request(Watch, table_id=table_id), Watching)
+        refused = await watchers[3].request(Watch, table_id=table_id)
+        assert isinstance(refused, Error) and refused.code == errors.TOO_MANY_SPECTATORS
+        assert isinstance(await watchers[0].request(Leave), Ok)
+        assert isinstance(await watchers[3].request(Watch, table_id=table_id), Watching)
+        await close_all([*players, *watchers])
+    finally:
+        await server.close()
+
+
+async def test_a_table_carries_only_so_many_chat_lines() -> None:
+    """Every line goes to everyone at the table: fifty-six spectators chatting at their
+    own allowed rate pushed move latency to 4.4 s. A table carries ``chat_rate`` lines a
+    second (bursts of ``chat_burst``); a line over that is refused, not cleaned or sent."""
+    server = await start_server(**{**FAST, "chat_rate": 1.0, "chat_burst": 8})
+    try:
+        players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
+        watchers = [await connect(server, f"W{i}") for i in range(10)]
+        for w in watchers:
+            assert isinstance(await w.request(Watch, table_id=table_id), Watching)
+        zalgo = "Z" + "\u0301" * 1999
+        answers = await asyncio.gather(*(w.request(Chat, text=zalgo) for w in watchers for _ in range(5)))
+        said = [a for a in answers if isinstance(a, Ok)]
+        busy = [a for a in answers if isinstance(a, Error) and a.code == errors.RATE_LIMITED]
+        assert len(said) + len(busy) == 50 and 8 <= len(said) <= 10
+        ann = players[0]
+        await ann.until(lambda c: len([m for m in c.chat if m.by == "spectator"]) == len(said))
+        assert all(len(m.text) <= CHAT_LIMIT for m in ann.chat)
+        await close_all([*players, *watchers])
+    finally:
+        await server.close()
+
+
+async def test_a_watch_costs_more_of_the_rate_limit() -> None:
+    """A watch is answered with the table, the game and the recent chat: watching and
+    leaving at the allowed rate cost the server more than any other request."""
+    server = await start_server(**{**FAST, "rate": 0.1, "burst": 26, "push_cost": 5})
+    try:
+        players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
+        w = await connect(server, "Wes")  # its hello takes one
+        answers = [await w.request(Watch, table_id=table_id) for _ in range(6)]
+        codes = [a.code if isinstance(a, Error) else "watching" for a in answers]
+        assert codes == ["watching"] + [errors.ALREADY_AT_TABLE] * 4 + [errors.RATE_LIMITED]
+        await close_all([*players, w])
+    finally:
+        await server.close()

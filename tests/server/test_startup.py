@@ -1,0 +1,189 @@
+"""Start-up: a bad record is set aside and the rest is served; a database that cannot be
+served is refused in one sentence, never with a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rummy.net import Client
+from rummy.protocol import PROTOCOL_VERSION, Hello, Welcome
+from rummy.server import start_server
+from rummy.server.storage import Storage, StorageError
+
+from .game_helpers import FAST, close_all, play, table_of_four
+
+GAME_OF_TABLE = "game_id IN (SELECT id FROM games WHERE table_id=?)"
+CORRUPTIONS = {
+    "move not JSON": f"UPDATE moves SET move='{{not json' WHERE {GAME_OF_TABLE}",
+    "move not a move": f"""UPDATE moves SET move='{{"type": "fly"}}' WHERE {GAME_OF_TABLE}""",
+    "chair 9": "UPDATE chairs SET chair=9 WHERE table_id=? AND chair=3",
+    "seed not a number": "UPDATE games SET seed='abc' WHERE table_id=?",
+    "options not JSON": "UPDATE tables SET options='{{' WHERE id=?",
+    "name not text": "UPDATE chairs SET name=x'00ff' WHERE table_id=? AND chair=0",
+}
+
+
+async def _tables_in_play(db: Path, count: int) -> tuple[list[int], list[str]]:
+    """``count`` tables of Ann and three bots, each game a few moves in; their ids and
+    Ann's tokens."""
+    server = await start_server(db_path=db, **FAST)
+    ids, tokens = [], []
+    try:
+        for _ in range(count):
+            clients, table_tokens, table_id = await table_of_four(server, names=("Ann",), bots=3)
+            await play(clients[0], stop_after=3)
+            ids.append(table_id)
+            tokens.append(table_tokens[0])
+            await close_all(clients)
+    finally:
+        await server.close()
+    return ids, tokens
+
+
+async def test_bad_records_are_set_aside_and_the_rest_is_served(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One bad row (a move that is not JSON, a chair 9, a seed that is not a number...)
+    stopped the whole server at start; now that table is left out with one log line
+    naming it and why, and every other table is served."""
+    db = tmp_path / "rummy.db"
+    ids, tokens = await _tables_in_play(db, len(CORRUPTIONS) + 1)
+    with sqlite3.connect(db) as con:
+        for table_id, statement in zip(ids, CORRUPTIONS.values(), strict=False):
+            assert con.execute(statement, (table_id,)).rowcount > 0
+    good, good_token = ids[-1], tokens[-1]
+
+    with caplog.at_level(logging.INFO, logger="rummy"):
+        server = await start_server(db_path=db, **FAST)
+    try:
+        assert set(server.lobby.tables) == {good}
+        for table_id, what in zip(ids, CORRUPTIONS, strict=False):
+            lines = [
+                r.getMessage() for r in caplog.records if f"table {table_id} set aside" in r.getMessage()
+            ]
+            assert len(lines) == 1, (what, lines)
+        ann = await Client.connect(server.host, server.port)
+        welcome = await ann.request(Hello, version=PROTOCOL_VERSION, name="Ann", token=good_token)
+        assert isinstance(welcome, Welcome) and welcome.table_id == good
+        await ann.until(lambda c: set(c.lobby) == {good})
+        await ann.close()
+    finally:
+        await server.close()
+    with sqlite3.connect(db) as con:  # the bad rows are kept for the host to look at
+        assert con.execute("SELECT count(*) FROM tables WHERE closed IS NULL").fetchone()[0] == len(ids)
+
+
+# --- a database that cannot be served -------------------------------------------------
+
+
+def _serve(db: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rummy.server.cli", "--host", "127.0.0.1", "--port", "0", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _assert_refused_in_one_sentence(result: subprocess.CompletedProcess[str], db: Path, says: str) -> None:
+    assert result.returncode != 0, result.stdout
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("rummy-server: cannot start:") and str(db) in lines[0]
+    assert says in lines[0]
+
+
+def _real_database(db: Path) -> None:
+    """A good SQLite file of a few dozen pages (so that half of it is a broken one)."""
+    with contextlib.closing(sqlite3.connect(db)) as con:
+        con.execute("CREATE TABLE moves (game_id INTEGER, n INTEGER, move TEXT)")
+        con.executemany("INSERT INTO moves VALUES (1, ?, ?)", [(n, "x" * 200) for n in range(500)])
+        con.commit()
+
+
+@pytest.mark.parametrize("kind", ["text", "truncated", "directory"])
+def test_a_database_that_is_not_sqlite_or_is_damaged_is_refused_in_one_sentence(
+    tmp_path: Path, kind: str
+) -> None:
+    db = tmp_path / "rummy.db"
+    if kind == "text":
+        db.write_text("these are my notes, not a database\n" * 100)
+        says = "not a SQLite database"
+    elif kind == "truncated":
+        _real_database(db)
+        data = db.read_bytes()
+        db.write_bytes(data[: len(data) // 2])
+        says = "damaged"
+    else:
+        db.mkdir()
+        says = "is a directory"
+    _assert_refused_in_one_sentence(_serve(db), db, says)
+
+
+@contextlib.contextmanager
+def read_only(path: Path) -> Iterator[None]:
+    """Make ``path`` (a file or a directory) unwritable, even for root: the mode bits
+    for anyone else, the immutable attribute for root (who ignores mode bits)."""
+    if os.geteuid() != 0:
+        mode = path.stat().st_mode
+        path.chmod(0o555 if path.is_dir() else 0o444)
+        try:
+            yield
+        finally:
+            path.chmod(mode)
+        return
+    try:
+        subprocess.run(["chattr", "+i", str(path)], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("running as root where chattr cannot make a file read-only")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+@pytest.mark.parametrize("kind", ["file", "directory", "new file in directory"])
+def test_a_read_only_database_or_directory_is_refused_in_one_sentence(tmp_path: Path, kind: str) -> None:
+    folder = tmp_path / "state"
+    folder.mkdir()
+    db = folder / "rummy.db"
+    if kind != "new file in directory":
+        _real_database(db)
+    with read_only(db if kind == "file" else folder):
+        result = _serve(db)
+    _assert_refused_in_one_sentence(result, db if kind == "file" else folder, "read-only")
+
+
+def test_storage_says_why_it_cannot_open(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    db.write_bytes(b"\x00" * 4096)
+    with pytest.raises(StorageError, match="not a SQLite database"):
+        Storage(db)
+
+
+async def test_a_port_in_use_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    server = await start_server(**FAST)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "rummy.server.cli", "--host", server.host, "--port", str(server.port),
+            "--db", str(tmp_path / "rummy.db"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        _, err = await asyncio.wait_for(proc.communicate(), 60)
+    finally:
+        await server.close()
+    assert proc.returncode != 0
+    assert b"Traceback" not in err
+    last = err.decode().strip().splitlines()[-1]
+    assert last.startswith("rummy-server: cannot listen") and "in use" in last

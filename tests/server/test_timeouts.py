@@ -1,0 +1,97 @@
+"""Nobody holds a place for ever: idle connections outside a table and unfinished frames
+time out, and part of the connection cap is kept for people who play."""
+
+from __future__ import annotations
+
+import asyncio
+
+from rummy.net import Client
+from rummy.protocol import (
+    PROTOCOL_VERSION,
+    Error,
+    Hello,
+    Ping,
+    Pong,
+    Watch,
+    Watching,
+    Welcome,
+    errors,
+    frame,
+)
+from rummy.server import start_server
+
+from .game_helpers import FAST, close_all, connect, table_of_four
+
+
+async def fatal(c: Client, code: str) -> Error:
+    await c.until(lambda c: any(e.code == code for e in c.errors))
+    e = next(e for e in c.errors if e.code == code)
+    assert e.fatal
+    await c.until(lambda c: c.closed)
+    return e
+
+
+async def test_a_connection_that_says_nothing_outside_a_table_is_closed() -> None:
+    """Idle connections that said hello were held for ever (4,696 of them filled the
+    server); now one not at a table that sends nothing for ``idle_timeout`` is closed.
+    Someone who sends requests, or is at a table (in a chair or watching), stays."""
+    server = await start_server(**{**FAST, "idle_timeout": 0.3})
+    try:
+        idle = await connect(server, "Idle", lobby=True)
+        pinging = await connect(server, "Pinger")
+        players, _, table_id = await table_of_four(server, names=("Ann", "Bob"), bots=2)
+        watcher = await connect(server, "Wes")
+        assert isinstance(await watcher.request(Watch, table_id=table_id), Watching)
+        for _ in range(8):  # 0.8 s: over twice the timeout
+            assert isinstance(await pinging.request(Ping), Pong)
+            await asyncio.sleep(0.1)
+        e = await fatal(idle, errors.IDLE_TIMEOUT)
+        assert "0.3 s" in e.text
+        for c in (pinging, *players, watcher):
+            assert not c.closed
+            assert isinstance(await c.request(Ping), Pong)
+        await close_all([idle, pinging, *players, watcher])
+    finally:
+        await server.close()
+
+
+async def test_a_frame_left_unfinished_is_cut_off() -> None:
+    """A frame left three bytes short held its buffer for ever."""
+    server = await start_server(**{**FAST, "frame_timeout": 0.3, "idle_timeout": 60.0})
+    try:
+        short = await connect(server, "Short")
+        short.send_raw((100).to_bytes(4, "big") + b"\x81" + b"x" * 96)
+        slow = await connect(server, "Slow")
+        whole = frame(b"\x82\xa4type\xa4ping\xa2id\x07")
+        for i in range(len(whole)):  # a byte at a time, each frame done within the time
+            slow.send_raw(whole[i : i + 1])
+            await asyncio.sleep(0.01)
+        await slow.until(lambda c: any(isinstance(m, Pong) and m.id == 7 for m in c.received))
+        e = await fatal(short, errors.FRAME_TIMEOUT)
+        assert "0.3 s" in e.text
+        assert isinstance(await slow.request(Ping), Pong)
+        await close_all([short, slow])
+    finally:
+        await server.close()
+
+
+async def test_the_cap_keeps_room_for_people_who_play() -> None:
+    """Once the connections outside a chair take all but ``player_reserve`` of the cap,
+    a newcomer is refused at hello; players keep their places and one coming back
+    with a seat token is let in."""
+    server = await start_server(**{**FAST, "max_connections": 10, "player_reserve": 0.3})
+    try:
+        players, tokens, _ = await table_of_four(server, names=("Ann", "Bob"), bots=2)
+        lobby = [await connect(server, f"L{i}") for i in range(7)]  # 7 of 10 outside a chair
+        late = await Client.connect(server.host, server.port)
+        refused = await late.request(Hello, version=PROTOCOL_VERSION, name="Late")
+        assert isinstance(refused, Error) and refused.code == errors.TOO_MANY_CONNECTIONS and refused.fatal
+        await late.until(lambda c: c.closed)
+        await players[1].close()  # Bob drops, and comes back with his token
+        bob = await Client.connect(server.host, server.port)
+        welcome = await bob.request(Hello, version=PROTOCOL_VERSION, name="Bob", token=tokens[1])
+        assert isinstance(welcome, Welcome) and welcome.chair == 1
+        assert isinstance(await players[0].request(Ping), Pong)
+        await close_all([players[0], bob, late, *lobby])
+    finally:
+        await server.close()
