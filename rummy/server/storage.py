@@ -256,9 +256,7 @@ class Storage:
                 row[4] is not None,
             )  # fmt: skip
             game.moves = self.game_moves(game.id)
-            game.autos = [
-                a for (a,) in db.execute("SELECT auto FROM moves WHERE game_id=? ORDER BY n", (game.id,))
-            ]
+            game.autos = self.game_autos(game.id)
         return StoredTable(
             table_id,
             _text(name, "table name"),
@@ -275,6 +273,18 @@ class Storage:
         if row is None:
             return None
         return {"seed": int(row[0]), "seating": row[1], "moves": self.game_moves(game_id)}
+
+    def game_autos(self, game_id: int) -> list[str | None]:
+        """Who played each move of a game for its seat, when its player did not ("timer",
+        "stand_in"; None for the player's own). Raises ValueError for anything else."""
+        autos: list[str | None] = []
+        for n, (auto,) in enumerate(
+            self._db.execute("SELECT auto FROM moves WHERE game_id=? ORDER BY n", (game_id,))
+        ):
+            if auto not in (None, "timer", "stand_in"):
+                raise ValueError(f"move {n} of game {game_id} says it was played by {auto!r}")
+            autos.append(auto)
+        return autos
 
     def game_moves(self, game_id: int) -> list[dict[str, Any]]:
         """The moves of any game, finished or not (for replays and tests). Raises

@@ -30,6 +30,7 @@ CORRUPTIONS = {
     "seed not a number": "UPDATE games SET seed='abc' WHERE table_id=?",
     "options not JSON": "UPDATE tables SET options='{{' WHERE id=?",
     "name not text": "UPDATE chairs SET name=x'00ff' WHERE table_id=? AND chair=0",
+    "played by nobody known": f"UPDATE moves SET auto='ghost' WHERE {GAME_OF_TABLE}",
 }
 
 
