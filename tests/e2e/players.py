@@ -16,6 +16,8 @@ from rummy.protocol import (
     Error,
     GameUpdate,
     Lobby,
+    LobbyGone,
+    LobbyTable,
     MoveRequest,
     Ready,
     Seated,
@@ -76,6 +78,10 @@ class HeadlessPlayer:
                 self.token = m.token
             case Lobby():
                 self.lobby = {t.table_id: t for t in m.tables}
+            case LobbyTable() if self.lobby is not None:  # the list may be a push behind
+                self.lobby[m.table.table_id] = m.table
+            case LobbyGone() if self.lobby is not None:
+                self.lobby.pop(m.table_id, None)
             case Table():
                 self.table = m.table
             case GameUpdate():
