@@ -1,10 +1,14 @@
 """One connection: bytes in through the sans-I/O decoder, requests out to the handlers.
 
 The session guards the server against its peer: a hello within
-``hello_timeout``, a token-bucket rate limit (a flood that goes on is cut off),
-the frame size cap (in the decoder), and a cap on bytes queued for a peer that
-does not read (it is dropped rather than allowed to eat memory). Requests of
-one connection are handled one after another, in order.
+``hello_timeout``, a frame whole within ``frame_timeout`` once begun, a request
+every ``idle_timeout`` while not at a table (``_watch``); a token-bucket rate
+limit in which the requests that make the server send much cost more
+(``handlers.cost``), a peer over it being read and answered a few times a
+second only, and cut off if it goes on (a flood); the frame size cap (in the
+decoder), and a cap on bytes queued for a peer that does not read (it is
+dropped rather than allowed to eat memory). Requests of one connection are
+handled one after another, in order.
 """
 
 from __future__ import annotations
