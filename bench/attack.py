@@ -60,6 +60,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import load
 import msgspec
 from load import Run, Usage, percentile, raise_fd_limit, stop_process, vm_hwm
 
@@ -388,10 +389,18 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             flush=True,
         )
         owners = await lobby_tables("127.0.0.1", server.port, args.lobby_tables)
-        ns = argparse.Namespace(
-            bot="random", think=args.think, lobby=True, seed=1, games_per_table=10**6, tables=args.tables
+        honest = load.build_parser().parse_args(  # the load generator's own defaults otherwise
+            [
+                "--tables",
+                str(args.tables),
+                "--think",
+                str(args.think),
+                "--lobby",
+                "--games-per-table",
+                "1000000",
+            ]
         )
-        run = Honest(ns, "127.0.0.1", server.port)
+        run = Honest(honest, "127.0.0.1", server.port)
         await asyncio.wait_for(asyncio.gather(*(t.seat_everyone() for t in run.tables)), 60)
         targets = [t.table_id for t in run.tables if t.table_id is not None]
         for t in run.tables:

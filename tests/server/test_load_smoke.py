@@ -67,3 +67,42 @@ def test_load_generator_with_a_table_of_hard_bots_reports_it_apart() -> None:
     assert figures["refused"] == {}
     experts = figures["expert_tables"]
     assert experts["tables"] == 1 and experts["hard_bot_moves"] >= 0
+
+
+ATTACK = LOAD.with_name("attack.py")
+
+
+def test_attack_mode_runs_floods_beside_honest_tables_and_prints_its_figures() -> None:
+    """bench/attack.py end to end, small: honest tables play while two floods run from
+    one address; what the attacker got shows the quota held. No timing is asserted."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ATTACK),
+            "--tables",
+            "2",
+            "--lobby-tables",
+            "3",
+            "--phase",
+            "1.5",
+            "--gap",
+            "0.5",
+            "--connections",
+            "6",
+            "--attacks",
+            "hog,malformed",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    for label in ("baseline:", "hog:", "malformed:", "p50", "p99", "worst p99 under attack"):
+        assert label in done.stdout, f"{label!r} missing from:\n{done.stdout}"
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    phases = {p["phase"]: p for p in figures["phases"]}
+    assert {"baseline", "hog", "malformed"} <= set(phases)
+    hog = phases["hog"]["attack"]["kinds"]["hog"]
+    assert hog["answers"].get("seated", 0) <= 16  # the address's table quota
+    assert all(p["honest_lost"] == 0 for p in figures["phases"])
