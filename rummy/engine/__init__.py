@@ -33,6 +33,7 @@ from .events import (
     WentOut,
 )
 from .game import (
+    ENGINE_VERSION,
     SEAT_NAMES,
     Game,
     GameRecord,
@@ -61,11 +62,12 @@ from .moves import (
 )
 from .moves import Meld as MeldMove
 from .partners import PartnerDraw, Seating, draw_for_partners
-from .scoring import DealResult, TeamScore, score_deal, team_of
+from .scoring import DealResult, TeamScore, score_deal, team_of, winner_of
 from .views import PlayerView, view_for, world_from_view
 
 __all__ = [
     "CODES",
+    "ENGINE_VERSION",
     "JOKERS",
     "PACK",
     "SEAT_NAMES",
@@ -126,5 +128,6 @@ __all__ = [
     "target_uses",
     "team_of",
     "view_for",
+    "winner_of",
     "world_from_view",
 ]

@@ -38,6 +38,13 @@ from .scoring import DealResult, score_deal, totals, winner
 
 Phase = Literal["draw", "meld", "deal_over", "game_over"]
 SEAT_NAMES = ("South", "West", "North", "East")  # seat n+1 is to the left of seat n
+# The engine's revision, written into every saved game (docs/RECORDS.md). A record is
+# its seed, seating and moves, so it replays only as long as the same moves from the
+# same seed make the same game: the shuffle, the draw for partners, meld ids, what
+# each move means. A change to any of those must bump this number and keep the old
+# behaviour for records of older revisions (Game.replay gets the revision); the
+# records kept in tests/fixtures/records are replayed by the tests forever after.
+ENGINE_VERSION = 1
 HAND_SIZE = 7
 DEALS = 2
 SEED_BITS = 256
@@ -436,7 +443,15 @@ class Game:
         return GameRecord(self.seed, self.seating, tuple(self.moves))
 
     @classmethod
-    def replay(cls, record: GameRecord) -> Game:
+    def replay(cls, record: GameRecord, engine: int = ENGINE_VERSION) -> Game:
+        """The game ``record`` describes, written by engine revision ``engine``.
+        Raises ``ValueError`` for a revision this engine does not know (a newer one),
+        ``IllegalMove`` if a move of the record is not legal where it stands."""
+        if not 1 <= engine <= ENGINE_VERSION:
+            raise ValueError(
+                f"this game was saved by engine revision {engine}; this engine knows 1 to "
+                f"{ENGINE_VERSION}: update Persian Rummy to replay it"
+            )
         game = cls(record.seed, record.seating)
         for move in record.moves:
             game.apply(move)

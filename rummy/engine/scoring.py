@@ -79,7 +79,12 @@ def totals(results: Sequence[DealResult]) -> tuple[int, int]:
 
 def winner(results: Sequence[DealResult]) -> int | None:
     """R8: the team with the higher total, or None for a tie."""
-    a, b = totals(results)
+    return winner_of(totals(results))
+
+
+def winner_of(game_totals: tuple[int, int]) -> int | None:
+    """R8 from a finished game's two totals: the higher wins; equal totals tie (R8.2)."""
+    a, b = game_totals
     if a == b:
         return None
     return 0 if a > b else 1

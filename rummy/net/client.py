@@ -35,6 +35,7 @@ from ..protocol.messages import (
     ServerMessage,
     Table,
     TableInfo,
+    TallyLine,
 )
 from ..protocol.wire import move_to_wire, view_from_wire
 
@@ -51,6 +52,7 @@ class Client:
         self.received: list[ServerMessage | ProtocolError] = []
         self.errors: list[Error] = []  # errors without a request id (fatal ones too)
         self.table: TableInfo | None = None
+        self.tally: list[TallyLine] = []  # the running tally of the table's games
         self.game: GameUpdate | None = None
         self.view: PlayerView | None = None
         self.clock: Clock | None = None
@@ -150,8 +152,8 @@ class Client:
         match m:
             case Error():
                 self.errors.append(m)
-            case Table(table=t):
-                self.table = t
+            case Table(table=t, tally=tally):
+                self.table, self.tally = t, tally
             case GameUpdate():
                 self.game = m
                 self.view = view_from_wire(m.view)

@@ -48,6 +48,9 @@ SPECTATOR = "spectator"  # spectators do not move
 STALE = "stale"  # the move answers an older state of the game
 REPLACED = "replaced"  # another connection took this chair back with its token
 
+# History and replays
+NO_SUCH_GAME = "no-such-game"  # no finished game has this id (a game in play has no record yet)
+
 
 @dataclass(frozen=True, slots=True)
 class ProtocolError:

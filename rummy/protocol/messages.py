@@ -20,13 +20,15 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from .wire import EventWire, MoveWire, Seat, Seating, ViewWire
+from .record import GameRecordWire, RecordPlayer
+from .wire import EventWire, MoveWire, Points, Seat, Seating, Team, ViewWire
 
 PROTOCOL_VERSION = 1
 DEFAULT_PORT = 7325  # where rummy-server listens unless told otherwise
 
 RequestId = Annotated[int, Meta(ge=0, le=2**53)]
 TableId = Annotated[int, Meta(ge=1, le=2**53)]
+GameId = Annotated[int, Meta(ge=1, le=2**53)]
 Chair = Annotated[int, Meta(ge=0, le=3)]
 # Hard caps on what a request may carry; the server then sanitises and trims
 # (``rummy.protocol.sanitize``) to the shorter display limits.
@@ -37,6 +39,8 @@ ServerTime = float  # seconds since the Unix epoch, the server's clock
 # How well a seated bot plays: easy (a beginner can beat it), normal, hard (it searches).
 BotLevel = Literal["easy", "normal", "hard"]
 BOT_LEVELS: tuple[BotLevel, ...] = ("easy", "normal", "hard")
+HISTORY_PAGE = 20  # finished games in one history answer, unless the request asks fewer...
+HISTORY_MAX = 50  # ...or more, up to this
 
 
 class TableOptions(msgspec.Struct, kw_only=True):
@@ -178,6 +182,22 @@ class Ping(_Request, tag="ping"):
     """Answered by ``pong``."""
 
 
+class History(_Request, tag="history"):
+    """The finished games, the asker's own first (games where a player of their name
+    sat), each group newest first; answered by ``history_page``. ``before``: the
+    ``game_id`` of the last game of the previous page, to get the next one."""
+
+    limit: Annotated[int, Meta(ge=1, le=HISTORY_MAX)] = HISTORY_PAGE
+    before: GameId | None = None
+
+
+class GetRecord(_Request, tag="get_record"):
+    """One finished game's record, to watch it again; answered by ``record``. A game
+    still being played has no record to give (RULES R9): ``no-such-game``."""
+
+    game_id: GameId
+
+
 ClientMessage = (
     Hello
     | LobbySubscribe
@@ -194,6 +214,8 @@ ClientMessage = (
     | PlayAgain
     | Chat
     | Ping
+    | History
+    | GetRecord
 )
 
 
@@ -277,10 +299,25 @@ class LobbyGone(_Push, tag="lobby_gone"):
     table_id: TableId
 
 
+class TallyLine(msgspec.Struct, kw_only=True):
+    """One partnership's games at a table (RULES R2.1: partners sit opposite): ``games``
+    they played together, ``won`` and ``tied`` of those (R8), and the ``points`` their
+    team scored in them."""
+
+    players: tuple[str, str]
+    games: Annotated[int, Meta(ge=0)]
+    won: Annotated[int, Meta(ge=0)]
+    tied: Annotated[int, Meta(ge=0)]
+    points: int
+
+
 class Table(_Push, tag="table"):
-    """The state of the table one sits at or watches, on joining and on every change."""
+    """The state of the table one sits at or watches, on joining and on every change.
+    ``tally``: the running tally of the games finished at this table, one line per
+    partnership, the latest game's two first."""
 
     table: TableInfo
+    tally: list[TallyLine] = msgspec.field(default_factory=list)
 
 
 PlayedBy = Literal["timer", "stand_in"]
@@ -341,6 +378,40 @@ class ChatLine(_Push, tag="chat_line"):
     time: ServerTime
 
 
+class GameSummary(msgspec.Struct, kw_only=True):
+    """A finished game in a history list: where and when it was played, who sat in
+    each seat (``players``, by seat; seats 0+2 and 1+3 are the teams), how it ended,
+    and whether the asker played in it (``mine``)."""
+
+    game_id: GameId
+    table_id: TableId
+    table_name: str
+    number: Annotated[int, Meta(ge=1)]  # the game's number at its table
+    started: ServerTime
+    finished: ServerTime
+    players: list[RecordPlayer]
+    totals: tuple[Points, Points]
+    winner: Team | None
+    mine: bool
+
+
+class HistoryPage(_Push, tag="history_page"):
+    """Answer to ``history``. ``more``: further games follow this page (ask again with
+    ``before`` = the last ``game_id`` here)."""
+
+    id: RequestId
+    games: list[GameSummary]
+    more: bool
+
+
+class Record(_Push, tag="record"):
+    """Answer to ``get_record``: the game's whole record (docs/RECORDS.md)."""
+
+    id: RequestId
+    game_id: GameId
+    record: GameRecordWire
+
+
 ServerMessage = (
     Welcome
     | Ok
@@ -355,4 +426,6 @@ ServerMessage = (
     | GameUpdate
     | Clock
     | ChatLine
+    | HistoryPage
+    | Record
 )

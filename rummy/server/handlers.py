@@ -18,7 +18,9 @@ from ..protocol.messages import (
     Chat,
     ClientMessage,
     CreateTable,
+    GetRecord,
     Hello,
+    History,
     Leave,
     LobbySubscribe,
     MoveRequest,
@@ -38,6 +40,7 @@ from ..protocol.messages import (
 )
 from ..protocol.sanitize import CHAT_LIMIT, NAME_LIMIT, TABLE_NAME_LIMIT, sanitize
 from ..protocol.wire import move_from_wire
+from . import archive
 from .options import ServerOptions
 from .peer import Refused
 
@@ -130,6 +133,10 @@ async def handle(s: Session, msg: ClientMessage) -> None:
             s.send(Ok(id=msg.id))
         case Ping():
             s.send(Pong(id=msg.id, time=time.time()))
+        case History():
+            s.send(await archive.history_page(s.server.storage, s.name, msg.limit, msg.before, msg.id))
+        case GetRecord():
+            s.send(await archive.game_record(s.server.storage, msg.game_id, msg.id))
 
 
 async def _hello(s: Session, msg: Hello) -> None:

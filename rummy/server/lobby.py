@@ -222,6 +222,8 @@ class Lobby:
                 sc.chair, sc.name, bot=sc.bot, token_hash=sc.token_hash, level=level
             )
         table.games = stored.games
+        for finished in stored.finished:
+            table.tally.add(finished.names, finished.totals)
         full = all(c is not None for c in table.chairs)
         if stored.game is not None and full:
             g = stored.game

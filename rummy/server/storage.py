@@ -2,8 +2,10 @@
 
 What is kept: tables (name, options, creator), their chairs (name, bot flag and
 level, and the SHA-256 of the seat token: the token itself never touches the disk), every
-game (seed, seating, when it started and ended, the totals) and every move of
-every game, in order. A game is rebuilt by replaying its moves from its seed.
+game (seed, seating, the engine revision that plays it, who sat in each seat,
+when it started and ended, the totals and each deal's result) and every move
+of every game, in order. A game is rebuilt by replaying its moves from its seed;
+the finished ones are read back for the history and replays (``archive``).
 
 Writes are grouped: each ``write`` joins the batch in flight and returns once
 that batch is committed. The batch runs on one worker thread (the only thread
@@ -27,15 +29,18 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from ..engine import ENGINE_VERSION, Game
 
 log = logging.getLogger(__name__)
 
 Statement = tuple[str, tuple[Any, ...]]
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -49,14 +54,28 @@ CREATE TABLE IF NOT EXISTS chairs (
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY, table_id INTEGER NOT NULL, number INTEGER NOT NULL,
     seed TEXT NOT NULL, seating TEXT NOT NULL, players TEXT NOT NULL,
-    started REAL NOT NULL, finished REAL, totals TEXT
+    started REAL NOT NULL, finished REAL, totals TEXT,
+    engine INTEGER NOT NULL DEFAULT 1, results TEXT
+);
+CREATE TABLE IF NOT EXISTS game_players (
+    game_id INTEGER NOT NULL, seat INTEGER NOT NULL, chair INTEGER NOT NULL,
+    name TEXT NOT NULL, bot INTEGER NOT NULL, PRIMARY KEY (game_id, seat)
 );
 CREATE TABLE IF NOT EXISTS moves (
     game_id INTEGER NOT NULL, n INTEGER NOT NULL, move TEXT NOT NULL, at REAL NOT NULL,
     auto TEXT, PRIMARY KEY (game_id, n)
 );
 CREATE INDEX IF NOT EXISTS games_by_table ON games (table_id, number);
+CREATE INDEX IF NOT EXISTS games_by_finish ON games (finished) WHERE finished IS NOT NULL;
+CREATE INDEX IF NOT EXISTS players_by_name ON game_players (name) WHERE bot = 0;
 """
+# Columns added since the first schema: (table, column, declaration) for older files.
+ADDED_COLUMNS = (
+    ("chairs", "level", "TEXT"),  # before bots had levels: theirs was "normal" (None here)
+    ("moves", "auto", "TEXT"),  # before moves said who played them (timer, stand-in)
+    ("games", "engine", "INTEGER NOT NULL DEFAULT 1"),
+    ("games", "results", "TEXT"),
+)
 
 
 def token_hash(token: str) -> str:
@@ -84,6 +103,24 @@ class StoredGame:
 
 
 @dataclass(slots=True)
+class StoredPlayer:
+    """Who played one seat of a game (chair: where they sat at the table)."""
+
+    seat: int
+    chair: int
+    name: str
+    bot: bool
+
+
+@dataclass(slots=True)
+class FinishedGame:
+    """A finished game of a table, for its running tally: names by seat, and totals."""
+
+    names: list[str]
+    totals: tuple[int, int]
+
+
+@dataclass(slots=True)
 class StoredTable:
     id: int
     name: str
@@ -92,6 +129,7 @@ class StoredTable:
     chairs: list[StoredChair]
     game: StoredGame | None  # the latest game, with its moves
     games: int
+    finished: list[FinishedGame] = field(default_factory=list)  # in the order played
 
 
 @dataclass(slots=True)
@@ -199,13 +237,39 @@ class Storage:
         self.commits = 0  # batches committed (the load generator reports it)
 
     def _migrate(self) -> None:
-        """Bring a database written by an older server up to this schema."""
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(chairs)")}
-        if "level" not in columns:  # before bots had levels: theirs was "normal" (None here)
-            self._db.execute("ALTER TABLE chairs ADD COLUMN level TEXT")
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(moves)")}
-        if "auto" not in columns:  # before moves said who played them (timer, stand-in)
-            self._db.execute("ALTER TABLE moves ADD COLUMN auto TEXT")
+        """Bring a file written by an older version up to this schema (nothing is lost)."""
+        db = self._db
+        for table, column, declaration in ADDED_COLUMNS:
+            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+        # Games stored before ``game_players`` existed: their seats follow from the
+        # seed's draw for partners; bots are known from the chairs that still hold them.
+        rows = db.execute(
+            "SELECT id, table_id, seed, seating, players FROM games"
+            " WHERE id NOT IN (SELECT game_id FROM game_players)"
+        ).fetchall()
+        for game_id, table_id, seed, seating, players in rows:
+            names = json.loads(players)
+            if seating not in ("draw", "chosen") or len(names) != 4:
+                continue
+            seat_of = Game(int(seed), seating).partner_draw.seat_of_player
+            bots = {
+                (c, n)
+                for c, n in db.execute(
+                    "SELECT chair, name FROM chairs WHERE table_id=? AND bot=1", (table_id,)
+                )
+            }
+            for chair, name in enumerate(names):
+                db.execute(
+                    "INSERT INTO game_players (game_id, seat, chair, name, bot) VALUES (?, ?, ?, ?, ?)",
+                    (game_id, seat_of[chair], chair, name, int((chair, name) in bots)),
+                )
+
+    async def read(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``query(connection)`` on the storage's own thread (after the writes queued
+        before it), so that the event loop never waits on the disk."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, query, self._db)
 
     # --- reading, once, at start -------------------------------------------------
 
@@ -257,7 +321,7 @@ class Storage:
             )  # fmt: skip
             game.moves = self.game_moves(game.id)
             game.autos = self.game_autos(game.id)
-        return StoredTable(
+        stored = StoredTable(
             table_id,
             _text(name, "table name"),
             _text(options, "options"),
@@ -266,6 +330,26 @@ class Storage:
             game,
             games,
         )
+        stored.finished = self._finished_games(table_id)
+        return stored
+
+    def _finished_games(self, table_id: int) -> list[FinishedGame]:
+        db = self._db
+        finished = []
+        for game_id, totals in db.execute(
+            "SELECT id, totals FROM games WHERE table_id=? AND finished IS NOT NULL ORDER BY number",
+            (table_id,),
+        ).fetchall():
+            names = [
+                n
+                for (n,) in db.execute(
+                    "SELECT name FROM game_players WHERE game_id=? ORDER BY seat", (game_id,)
+                )
+            ]
+            a, b = json.loads(totals)
+            if len(names) == 4:
+                finished.append(FinishedGame(names, (int(a), int(b))))
+        return finished
 
     def game_record(self, game_id: int) -> dict[str, Any] | None:
         """A stored game in ``GameRecord.to_data`` form (seed, seating, moves), to replay it."""
@@ -396,10 +480,18 @@ class Storage:
     def new_game(
         game_id: int, table_id: int, number: int, seed: int, seating: str, players: list[str]
     ) -> Statement:
+        """A game starts: ``players`` are the names by chair; the seats go in ``game_player``."""
         return (
-            "INSERT INTO games (id, table_id, number, seed, seating, players, started)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (game_id, table_id, number, str(seed), seating, json.dumps(players), time.time()),
+            "INSERT INTO games (id, table_id, number, seed, seating, players, started, engine)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (game_id, table_id, number, str(seed), seating, json.dumps(players), time.time(), ENGINE_VERSION),
+        )
+
+    @staticmethod
+    def game_player(game_id: int, player: StoredPlayer) -> Statement:
+        return (
+            "INSERT INTO game_players (game_id, seat, chair, name, bot) VALUES (?, ?, ?, ?, ?)",
+            (game_id, player.seat, player.chair, player.name, int(player.bot)),
         )
 
     @staticmethod
@@ -412,8 +504,10 @@ class Storage:
         )
 
     @staticmethod
-    def finish_game(game_id: int, totals: tuple[int, int]) -> Statement:
+    def finish_game(game_id: int, totals: tuple[int, int], results: Any = None) -> Statement:
+        """The game is over: its totals, and ``results`` (each deal's result, as plain
+        data) so that a replay can be checked against what was scored."""
         return (
-            "UPDATE games SET finished=?, totals=? WHERE id=?",
-            (time.time(), json.dumps(totals), game_id),
+            "UPDATE games SET finished=?, totals=?, results=? WHERE id=?",
+            (time.time(), json.dumps(totals), None if results is None else json.dumps(results), game_id),
         )

@@ -55,11 +55,12 @@ from ..protocol.messages import (
 from ..protocol.messages import (
     Table as TableMessage,
 )
-from ..protocol.wire import MoveWire, event_to_wire, move_to_wire, view_to_wire
+from ..protocol.wire import MoveWire, event_to_wire, move_to_wire, result_to_wire, view_to_wire
 from .peer import Peer, Refused
 from .ratelimit import TokenBucket
 from .seated_bots import Autoplay
-from .storage import Statement, Storage, token_hash
+from .storage import Statement, Storage, StoredPlayer, token_hash
+from .tally import Tally
 
 if TYPE_CHECKING:
     from .lobby import Lobby
@@ -119,6 +120,7 @@ class Table:
         self.opened_by: tuple[Peer, str] | None = None  # (connection, origin) for the quotas
         self._push_soon: asyncio.TimerHandle | None = None  # see push_table_soon
         self._chat_budget = TokenBucket(lobby.options.chat_rate, lobby.options.chat_burst)
+        self.tally = Tally()  # the games finished here, by partnership
 
     @property
     def storage(self) -> Storage:
@@ -180,7 +182,7 @@ class Table:
             self._push_soon.cancel()
             self._push_soon = None
         info = self.info()
-        self._broadcast(encode(TableMessage(table=info)))
+        self._broadcast(encode(TableMessage(table=info, tally=self.tally.lines())))
         self.lobby.table_changed(info)
         if self.humans_present() or self.spectators:
             self.idle_since = time.monotonic()
@@ -499,8 +501,15 @@ class Table:
             game = Game(seed, self.options.seating)
             game_id = self.lobby.next_game_id()
             names = [c.name for c in self.chairs if c is not None]
+            seat_of = game.partner_draw.seat_of_player
+            players = [
+                StoredPlayer(seat_of[c.index], c.index, c.name, c.bot) for c in self.chairs if c is not None
+            ]
             await self.storage.write(
-                [self.storage.new_game(game_id, self.id, self.games + 1, seed, game.seating, names)]
+                [
+                    self.storage.new_game(game_id, self.id, self.games + 1, seed, game.seating, names),
+                    *(self.storage.game_player(game_id, p) for p in players),
+                ]
             )
             self.game, self.game_id = game, game_id
             self.story = []
@@ -573,7 +582,8 @@ class Table:
     ) -> None:
         statements = [self.storage.add_move(self.game_id, len(game.moves), move_to_data(move), auto)]
         if trial.is_over:
-            statements.append(self.storage.finish_game(self.game_id, trial.totals()))
+            results = msgspec.to_builtins([result_to_wire(r) for r in trial.results])
+            statements.append(self.storage.finish_game(self.game_id, trial.totals(), results))
         try:
             await self.storage.write(statements)
         except sqlite3.Error:
@@ -585,6 +595,7 @@ class Table:
         table_changed = trial.phase in ("deal_over", "game_over") or game.phase == "deal_over"
         if trial.is_over:
             self.status = "finished"
+            self.tally.add([self.chair_of_seat(seat).name for seat in range(4)], trial.totals())
             log.info("table %s: game %s over, totals %s", self.id, self.game_id, trial.totals())
         if table_changed:
             if ok is not None:  # the ok still comes before the table push (the rare case)
