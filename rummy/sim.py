@@ -1,6 +1,6 @@
 """``rummy-sim``: bots against bots, headless, with results per team and per bot.
 
-    rummy-sim --games 200 --seed 7 --bots heuristic,random [--jobs 2] [--iterations N] [--json]
+    rummy-sim --games 200 --seed 7 --bots heuristic,random [--jobs 2] [--iterations N] [--json] [--save DIR]
 
 One bot name plays all four seats; two names play team 0 (seats 0 and 2) and
 team 1 (seats 1 and 3); four names play one seat each. Every other game the
@@ -8,7 +8,8 @@ line-up moves one seat to the left, so each side plays the other's seats; the
 two games of such a pair are dealt from the same seed (a duplicate match: both
 sides get the same cards), which cancels most of the luck of the deal. Each
 game's seed is derived from ``--seed``: the same seed plays the same games, on
-one process or on ``--jobs`` of them.
+one process or on ``--jobs`` of them. ``--save DIR`` writes every game as a record
+file (docs/RECORDS.md) that ``rummy-client --replay FILE`` plays back, move by move.
 
 Win rates come with a 95% confidence interval: the mean plus or minus 1.96
 standard errors, the standard error taken from the spread of the duplicate pairs
@@ -32,11 +33,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from random import Random
 from typing import Any
 
-from .engine import Game, Move, view_for
+from .engine import SEAT_NAMES, Game, GameRecord, Move, view_for
 from .engine.bots import BOT_NAMES, Budget, make_bot
+from .protocol.record import RecordPlayer, encode_record_file, record_of_game
 
 
 def derive_seed(seed: int, *parts: object) -> int:
@@ -96,6 +99,21 @@ def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | N
     return GameOutcome(
         seed, (a, b, c, d), game.totals(), game.winner(), len(moves), moves, seconds, decisions, cpu
     )
+
+
+def save_game(directory: Path, number: int, outcome: GameOutcome, run_seed: int) -> Path:
+    """Write game ``number`` of a run as a record file, ``sim-<run seed>-<number>.json``
+    (replayed from its moves for each deal's result); returns its path."""
+    game = Game.replay(GameRecord(outcome.seed, "chosen", outcome.moves))
+    # A bot is named by its kind and seat ("heuristic S"): both partners may be one kind.
+    players = [
+        RecordPlayer(seat=seat, name=f"{name} {SEAT_NAMES[seat][0]}", bot=True)
+        for seat, name in enumerate(outcome.seats)
+    ]
+    record = record_of_game(game, players, table=f"rummy-sim --seed {run_seed}, game {number}")
+    path = directory / f"sim-{run_seed}-{number:04d}.json"
+    path.write_bytes(encode_record_file(record))
+    return path
 
 
 @dataclass(slots=True)
@@ -283,9 +301,11 @@ def simulate(
     progress: Callable[[int], None] | None = None,
     jobs: int = 1,
     budget: Budget | None = None,
+    save: Path | None = None,
 ) -> SimResult:
     """Play ``games`` games on ``jobs`` processes (the same results on any number);
-    ``progress(done)`` is called as games finish."""
+    ``progress(done)`` is called as games finish. With ``save``, each game is written
+    there as a record file."""
     even, odd = lineups(names)
     pairs = even != odd
     result = SimResult(seed, list(names))
@@ -293,6 +313,8 @@ def simulate(
     for batch in _outcomes(games, seed, names, jobs, budget):
         for outcome in batch:
             result.add(outcome)
+            if save is not None:
+                save_game(save, result.games, outcome, seed)
             if not pairs or result.games % 2 == 0:
                 result.close_sample()
         if progress is not None:
@@ -394,6 +416,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--json", action="store_true", help="end with one line of JSON with the results")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
+    parser.add_argument(
+        "--save",
+        type=Path,
+        metavar="DIR",
+        help="write every game to DIR as a record file, to watch with rummy-client --replay FILE",
+    )
     return parser
 
 
@@ -403,6 +431,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     games: int = args.games
     names: list[str] = args.bots
     budget = None if args.iterations is None else Budget(args.iterations)
+    save: Path | None = args.save
+    if save is not None:
+        try:
+            save.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            build_parser().error(f"cannot make the directory {save}: {error.strerror or error}")
     if sys.stderr.isatty() and not args.no_progress:
         from rich.console import Console
         from rich.progress import Progress  # only on a terminal: the bar is for people
@@ -410,11 +444,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         with Progress(console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task("playing", total=games)
             result = simulate(
-                games, seed, names, lambda done: bar.update(task, completed=done), args.jobs, budget
+                games, seed, names, lambda done: bar.update(task, completed=done), args.jobs, budget, save
             )
     else:
-        result = simulate(games, seed, names, jobs=args.jobs, budget=budget)
+        result = simulate(games, seed, names, jobs=args.jobs, budget=budget, save=save)
     print(report(result))
+    if save is not None:
+        print(f"{games} game records written to {save}/ (watch one: rummy-client --replay FILE)")
     if args.json:
         print(json.dumps(result.as_dict(), sort_keys=True))
     return 0

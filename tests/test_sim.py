@@ -165,3 +165,33 @@ def test_console_script() -> None:
     data = json.loads(good.stdout.strip().splitlines()[-1])
     assert data["games"] == 2 and data["results"]["heuristic"]["played"] == 4
     assert good.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+def test_save_writes_every_game_as_a_record_that_replays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--save DIR: one record file per game (docs/RECORDS.md), each replaying to the
+    totals the run reported; the same seed writes the very same files."""
+    from rummy.protocol.record import decode_record, replay_record
+
+    out = tmp_path / "games"
+    _, data = run_json(
+        capsys, "--games", "3", "--seed", "9", "--bots", "heuristic,random", "--save", str(out)
+    )
+    files = sorted(out.glob("*.json"))
+    assert [f.name for f in files] == ["sim-9-0001.json", "sim-9-0002.json", "sim-9-0003.json"]
+    totals = 0
+    for f in files:
+        record = decode_record(f.read_bytes())
+        assert [p.name for p in record.players] == (
+            ["heuristic", "random"] * 2 if f.name != "sim-9-0002.json" else ["random", "heuristic"] * 2
+        )
+        assert all(p.bot for p in record.players) and record.seating == "chosen"
+        game = replay_record(record)
+        assert record.result is not None and game.totals() == record.result.totals
+        totals += sum(game.totals())
+    teams = data["teams"]
+    assert totals == round(3 * (teams[0]["mean_score"] + teams[1]["mean_score"]))
+    again = tmp_path / "again"
+    assert main(["--games", "3", "--seed", "9", "--bots", "heuristic,random", "--save", str(again)]) == 0
+    assert [f.read_bytes() for f in sorted(again.glob("*.json"))] == [f.read_bytes() for f in files]

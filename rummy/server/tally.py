@@ -49,5 +49,6 @@ class Tally:
     def lines(self) -> list[TallyLine]:
         latest = sorted(self._lines.values(), key=lambda p: p.last, reverse=True)[:MAX_LINES]
         return [
-            TallyLine(players=p.players, games=p.games, won=p.won, tied=p.tied, points=p.points) for p in latest
+            TallyLine(players=p.players, games=p.games, won=p.won, tied=p.tied, points=p.points)
+            for p in latest
         ]

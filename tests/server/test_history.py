@@ -71,7 +71,9 @@ async def test_a_game_in_play_is_never_listed_and_has_no_record(server: Server) 
     is there for everyone."""
     clients, first = await finished_game(server, "Ann")
     await play_again(clients)
-    await clients[0].until(lambda c: c.table is not None and c.table.games == 2 and c.table.status == "playing")
+    await clients[0].until(
+        lambda c: c.table is not None and c.table.games == 2 and c.table.status == "playing"
+    )
     table = next(iter(server.lobby.tables.values()))
     running = table.game_id
     assert running != first and table.status == "playing"
