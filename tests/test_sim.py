@@ -183,9 +183,8 @@ def test_save_writes_every_game_as_a_record_that_replays(
     totals = 0
     for f in files:
         record = decode_record(f.read_bytes())
-        assert [p.name for p in record.players] == (
-            ["heuristic", "random"] * 2 if f.name != "sim-9-0002.json" else ["random", "heuristic"] * 2
-        )
+        kinds = ["heuristic", "random"] * 2 if f.name != "sim-9-0002.json" else ["random", "heuristic"] * 2
+        assert [p.name for p in record.players] == [f"{k} {s}" for k, s in zip(kinds, "SWNE", strict=True)]
         assert all(p.bot for p in record.players) and record.seating == "chosen"
         game = replay_record(record)
         assert record.result is not None and game.totals() == record.result.totals

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -31,7 +32,11 @@ from rummy.protocol import (
     Clock,
     CreateTable,
     Error,
+    GameRecordWire,
     GameUpdate,
+    GetRecord,
+    History,
+    HistoryPage,
     Leave,
     Lobby,
     LobbyGone,
@@ -40,6 +45,8 @@ from rummy.protocol import (
     Ok,
     PlayAgain,
     Ready,
+    Record,
+    RecordError,
     RemoveBot,
     Seated,
     Sit,
@@ -47,6 +54,7 @@ from rummy.protocol import (
     Table,
     TableInfo,
     TableOptions,
+    TallyLine,
     Watch,
     Watching,
     Welcome,
@@ -63,21 +71,28 @@ from .messages import (
     BotRequested,
     CreateTableRequested,
     HandOrdered,
+    HistoryWanted,
     LeaveTable,
+    OpenHistory,
     OpenTable,
     PlayAgainRequested,
     PlayMove,
     ReadyForNextDeal,
+    ReplayRequested,
+    SaveRecordRequested,
     SendChat,
     SitRequested,
     StartRequested,
     WatchRequested,
 )
 from .model import SeatInfo, Seats, TurnTimer
+from .replay import Replay
+from .screens.history import HistoryScreen, when_words
 from .screens.modals import MIN_HEIGHT, MIN_WIDTH, ConfirmScreen, NoticeScreen, TooSmallScreen
+from .screens.replay import ReplayScreen
 from .screens.table import TableScreen
 from .session import Session
-from .state import LOCAL, HandMemory, SeatLock, SeatToken, StateStore, seat_key
+from .state import LOCAL, HandMemory, SeatLock, SeatToken, StateStore, save_record, seat_key
 from .widgets.status import ConnectionBanner
 from .widgets.table.faces import Look
 
@@ -99,9 +114,20 @@ def seats_of(info: TableInfo | None, me: int | None) -> Seats:
     return Seats.of(seats, me)
 
 
+def replay_title(record: GameRecordWire, now: float) -> str:
+    """What the replay screen says it shows: the table, the game, when it ended."""
+    parts = [record.table or "A game"]
+    if record.game_id is not None:
+        parts.append(f"game {record.game_id}")
+    if record.finished is not None:
+        parts.append(f"finished {when_words(record.finished, now)}")
+    return ", ".join(parts)
+
+
 class RummyApp(App[None]):
-    """``address`` (host, port) of a server, or ``local`` for the game against bots.
-    ``bell``: ring the terminal's bell when it becomes the player's turn."""
+    """``address`` (host, port) of a server, or ``local`` for the game against bots;
+    or a ``replay`` to watch, with no server at all. ``bell``: ring the terminal's
+    bell when it becomes the player's turn."""
 
     CSS_PATH = "styles/app.tcss"
     TITLE = "Persian Rummy"
@@ -122,6 +148,8 @@ class RummyApp(App[None]):
         connect: bool = True,
         server_options: dict[str, Any] | None = None,
         bot_levels: tuple[BotLevel, BotLevel, BotLevel] = ("normal", "normal", "normal"),
+        replay: GameRecordWire | None = None,
+        replay_title: str = "",
     ) -> None:
         super().__init__()
         self.player_name = player_name
@@ -156,7 +184,15 @@ class RummyApp(App[None]):
         self.move_request: int | None = None
         self._offer_pending = False  # how to play is to be offered once the table shows
         self.chat: list[Content] = []
-        if not connect:  # driven by hand (tests): nothing to wait for
+        self.tally: list[TallyLine] = []  # the running tally of my table's games
+        self.last_game: int | None = None  # the latest game finished at my table
+        self.replay = replay
+        self.replay_title = replay_title
+        self.history_screen: HistoryScreen | None = None
+        self.clock: Callable[[], float] = time.time  # for "finished today 14:05" (tests fix it)
+        self.history_request: tuple[int, int | None] | None = None  # (request id, before)
+        self.record_request: int | None = None
+        if not connect or replay is not None:  # driven by hand, or a file: nothing to wait for
             self.set_reactive(RummyApp.connection_status, "")
 
     @property
@@ -196,6 +232,10 @@ class RummyApp(App[None]):
     def on_mount(self) -> None:
         if self.ascii:
             self._plain_scrollbars_off = use_ascii(self)
+        if self.replay is not None:
+            self._open_replay(self.replay, self.replay_title, standalone=True)
+            self._check_size(self.size.width, self.size.height)
+            return
         if self.lobby is not None:
             self.push_screen(self.lobby)
         else:  # the game against bots has no lobby: its table is there from the start
@@ -309,8 +349,8 @@ class RummyApp(App[None]):
                 self._show_lobby()
                 if table_id == session.table_id:
                     self._left_table()
-            case Table(table):
-                self._table(table)
+            case Table():
+                self._table(message)
             case GameUpdate():
                 self._game(message)
             case Clock():
@@ -325,6 +365,10 @@ class RummyApp(App[None]):
                 self._ok(request, message.id)
             case Error():
                 self._error(message, request)
+            case HistoryPage():
+                self._history_page(message)
+            case Record():
+                self._record(message)
 
     def _show_lobby(self) -> None:
         if self.lobby is not None:
@@ -356,12 +400,15 @@ class RummyApp(App[None]):
                 self.send(AddBot, chair=chair, level=level)
             self.send(Start)
 
-    def _table(self, info: TableInfo) -> None:
+    def _table(self, message: Table) -> None:
+        info = message.table
         self.session.arrive(info)
+        self.tally, self.last_game = message.tally, message.last_game
         if self.lobby is not None:
             self.lobby.show_mine()
         if self.table_screen is not None:
             self.table_screen.table_name = self._table_name(info)
+            self.table_screen.tally, self.table_screen.last_game = message.tally, message.last_game
             self.table_screen.set_seats(seats_of(info, self.session.seat))
 
     def _table_name(self, info: TableInfo) -> str:
@@ -401,6 +448,7 @@ class RummyApp(App[None]):
             info = self.session.table
             name = self._table_name(info) if info is not None else ""
             self.table_screen = TableScreen(self.look, table_name=name, bell=self.bell_on_turn)
+            self.table_screen.tally, self.table_screen.last_game = self.tally, self.last_game
             for line in self.chat:
                 self.table_screen.add_chat_line(line)
             self.table_screen.set_offline(bool(self.connection_status))
@@ -489,6 +537,12 @@ class RummyApp(App[None]):
                 self.notify("Asked for another game: it starts when all four want one.")
 
     def _error(self, error: Error, request: type[ClientMessage] | None) -> None:
+        if request is History and self.history_request is not None and error.id == self.history_request[0]:
+            self.history_request = None
+            if self.history_screen is not None:
+                self.history_screen.failed()
+        if request is GetRecord and error.id == self.record_request:
+            self.record_request = None
         if request is MoveRequest:
             if error.id == self.move_request:
                 self.move_request = None
@@ -533,6 +587,7 @@ class RummyApp(App[None]):
     def _clear_table(self) -> None:
         """Back in the lobby: no table, no chair, no table screen."""
         self.session.leave()
+        self.tally, self.last_game = [], None
         self.chat.clear()
         if self.lobby is not None:
             self.lobby.clear_chat()
@@ -605,6 +660,70 @@ class RummyApp(App[None]):
     def _open(self) -> None:
         if self.table_screen is not None:
             self._show_table()
+
+    # --- the history and replays -----------------------------------------------------------
+
+    @on(OpenHistory)
+    def _open_history(self) -> None:
+        if self.history_screen is not None and self.history_screen in self.screen_stack:
+            return
+        self.history_screen = HistoryScreen(self.ascii, self.clock)
+        self.push_screen(self.history_screen)  # it asks for its first page once mounted
+
+    @on(HistoryWanted)
+    def _history_wanted(self, wanted: HistoryWanted) -> None:
+        request_id = self.send(History, before=wanted.before)
+        self.history_request = None if request_id is None else (request_id, wanted.before)
+        if request_id is None and self.history_screen is not None:
+            self.history_screen.failed()
+
+    def _history_page(self, page: HistoryPage) -> None:
+        asked = self.history_request
+        if asked is None or page.id != asked[0]:
+            return  # an answer to a request made before the last one
+        self.history_request = None
+        if self.history_screen is not None and self.history_screen.is_mounted:
+            self.history_screen.show_page(page, first=asked[1] is None)
+
+    @on(ReplayRequested)
+    def _replay_requested(self, wanted: ReplayRequested) -> None:
+        if self.record_request is None:  # one at a time: enter pressed twice opens one replay
+            self.record_request = self.send(GetRecord, game_id=wanted.game_id)
+
+    def _record(self, answer: Record) -> None:
+        if answer.id != self.record_request:
+            return
+        self.record_request = None
+        self._open_replay(answer.record, replay_title(answer.record, self.clock()), standalone=False)
+
+    def _open_replay(self, record: GameRecordWire, title: str, standalone: bool) -> None:
+        """Open the replay of ``record`` (it is checked as it is replayed)."""
+        try:
+            replay = Replay(record)
+        except RecordError as error:
+            self.notify(str(error), title="This game cannot be replayed", severity="error")
+            if standalone:
+                self.exit(return_code=1, message=str(error))
+            return
+        self.push_screen(
+            ReplayScreen(replay, title, self.look, standalone=standalone, can_save=not standalone)
+        )
+
+    @on(SaveRecordRequested)
+    def _save_record(self, request: SaveRecordRequested) -> None:
+        try:
+            server = (
+                LOCAL_KEY if self.local or self.address is None else f"{self.address[0]}:{self.address[1]}"
+            )
+            path = save_record(self.store.directory, server, request.record)
+        except OSError as error:
+            self.notify(f"The game could not be saved: {error.strerror or error}", severity="error")
+            return
+        self.notify(
+            f"Saved to {path}. Watch it with: rummy-client --replay {path}", title="Game saved", timeout=10
+        )
+
+    # --- the terminal's size, quitting, the command palette ---------------------------------
 
     # --- the terminal's size, quitting ---------------------------------------------------------
 

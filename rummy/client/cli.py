@@ -1,8 +1,10 @@
-"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--bots LEVEL]``.
+"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--bots LEVEL]``,
+``rummy-client --replay FILE``.
 
 With an address it joins that server's lobby; without one it starts a server in
 this process and opens a game against three bots at once (``--bots`` sets their
-level: easy, normal or hard).
+level: easy, normal or hard). ``--replay FILE`` watches a saved game
+(docs/RECORDS.md) again, with no server at all.
 
 A bug must not leave a traceback over the player's terminal: what Textual would
 print on the way out goes to ``client-error.log`` in the state directory, and the
@@ -20,7 +22,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rummy.protocol import BOT_LEVELS, DEFAULT_PORT, NAME_LIMIT, BotLevel, sanitize
+from rummy.protocol import (
+    BOT_LEVELS,
+    DEFAULT_PORT,
+    NAME_LIMIT,
+    BotLevel,
+    GameRecordWire,
+    RecordError,
+    decode_record,
+    sanitize,
+)
 
 from .state import StateStore
 
@@ -67,6 +78,18 @@ def login_name() -> str:
         return "Player"
 
 
+def read_record(path: Path) -> GameRecordWire:
+    """The record in ``path``; ``ValueError`` with a sentence if it cannot be read."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
+    try:
+        return decode_record(data)
+    except RecordError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="rummy-client",
@@ -95,9 +118,34 @@ def main(argv: list[str] | None = None) -> int:
         help="the local game's bots: easy, normal (the default) or hard; one level for all three, "
         "or three for chairs 2 to 4",
     )
+    parser.add_argument(
+        "--replay",
+        type=Path,
+        metavar="FILE",
+        help="watch a saved game again (rummy-sim --save, or w in a replay), with no server",
+    )
     args = parser.parse_args(argv)
     if args.address and args.bots != ("normal", "normal", "normal"):
         parser.error("--bots is for the local game: at a server, the table's creator seats the bots")
+
+    if args.replay is not None:
+        if args.address:
+            parser.error("--replay plays a file: give no server address with it")
+        try:
+            record = read_record(args.replay)
+        except ValueError as e:
+            parser.error(str(e))
+        from .app import RummyApp  # Textual loads only once the arguments are good
+
+        title = args.replay.name + (f" ({record.table})" if record.table else "")
+        replay_app = RummyApp(
+            player_name="",
+            replay=record,
+            replay_title=title,
+            ascii=args.ascii,
+            four_colour=args.four_colour,
+        )
+        return run(replay_app, StateStore().directory)
 
     address = None
     if args.address:

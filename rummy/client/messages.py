@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from rummy.engine import Card, Move
-from rummy.protocol import BotLevel
+from rummy.protocol import BotLevel, GameRecordWire
 
 
 @dataclass
@@ -82,3 +82,29 @@ class StartRequested(Message):
 
 class OpenTable(Message):
     """Show the table screen of the table one sits at or watches."""
+
+
+class OpenHistory(Message):
+    """Show the finished games (the lobby's history)."""
+
+
+@dataclass
+class HistoryWanted(Message):
+    """The history list wants a page: the first (``before`` None) or the one after
+    game ``before``."""
+
+    before: int | None = None
+
+
+@dataclass
+class ReplayRequested(Message):
+    """Watch finished game ``game_id`` again."""
+
+    game_id: int
+
+
+@dataclass
+class SaveRecordRequested(Message):
+    """Write this record to a file."""
+
+    record: GameRecordWire

@@ -1,5 +1,6 @@
 """What the client remembers between runs: the player's name, seat tokens, the
-hand's order, the offers already made.
+hand's order, the offers already made, and the games the player chose to save
+(``replays/``, in the record format).
 
 One small JSON file in the user's state directory (platformdirs'
 ``user_state_dir("rummy")``, or ``$RUMMY_STATE_DIR`` when set: the SSH server
@@ -28,7 +29,10 @@ from typing import Any
 
 import platformdirs
 
+from rummy.protocol import GameRecordWire, encode_record_file
+
 FILE_NAME = "client.json"
+REPLAYS = "replays"
 LOCAL = "local"  # the server of the game against bots, inside the client
 
 
@@ -218,3 +222,18 @@ class SeatLock:
         if self._file is not None:
             self._file.close()  # closing drops the lock
             self._file = None
+
+
+def save_record(directory: Path, server: str, record: GameRecordWire) -> Path:
+    """Write ``record`` under ``directory/replays`` (atomically), named after the server
+    and the game; returns the file's path. Raises ``OSError``."""
+    folder = directory / REPLAYS
+    folder.mkdir(parents=True, exist_ok=True)
+    where = "".join(c if c.isalnum() or c in "-." else "-" for c in server)
+    game = record.game_id if record.game_id is not None else f"seed-{record.seed}"
+    path = folder / f"{where}-game-{game}.json"
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".record-", suffix=".json")
+    with os.fdopen(fd, "wb") as f:
+        f.write(encode_record_file(record))
+    os.replace(tmp, path)
+    return path

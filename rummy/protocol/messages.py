@@ -314,10 +314,12 @@ class TallyLine(msgspec.Struct, kw_only=True):
 class Table(_Push, tag="table"):
     """The state of the table one sits at or watches, on joining and on every change.
     ``tally``: the running tally of the games finished at this table, one line per
-    partnership, the latest game's two first."""
+    partnership, the latest game's two first; ``last_game``: the id of the latest
+    game finished here (to fetch its record), nil before the first."""
 
     table: TableInfo
     tally: list[TallyLine] = msgspec.field(default_factory=list)
+    last_game: GameId | None = None
 
 
 PlayedBy = Literal["timer", "stand_in"]

@@ -224,6 +224,7 @@ class Lobby:
         table.games = stored.games
         for finished in stored.finished:
             table.tally.add(finished.names, finished.totals)
+            table.last_finished = finished.game_id
         full = all(c is not None for c in table.chairs)
         if stored.game is not None and full:
             g = stored.game

@@ -116,6 +116,7 @@ class StoredPlayer:
 class FinishedGame:
     """A finished game of a table, for its running tally: names by seat, and totals."""
 
+    game_id: int
     names: list[str]
     totals: tuple[int, int]
 
@@ -348,7 +349,7 @@ class Storage:
             ]
             a, b = json.loads(totals)
             if len(names) == 4:
-                finished.append(FinishedGame(names, (int(a), int(b))))
+                finished.append(FinishedGame(game_id, names, (int(a), int(b))))
         return finished
 
     def game_record(self, game_id: int) -> dict[str, Any] | None:

@@ -121,6 +121,7 @@ class Table:
         self._push_soon: asyncio.TimerHandle | None = None  # see push_table_soon
         self._chat_budget = TokenBucket(lobby.options.chat_rate, lobby.options.chat_burst)
         self.tally = Tally()  # the games finished here, by partnership
+        self.last_finished: int | None = None  # the id of the latest of them
 
     @property
     def storage(self) -> Storage:
@@ -182,7 +183,8 @@ class Table:
             self._push_soon.cancel()
             self._push_soon = None
         info = self.info()
-        self._broadcast(encode(TableMessage(table=info, tally=self.tally.lines())))
+        message = TableMessage(table=info, tally=self.tally.lines(), last_game=self.last_finished)
+        self._broadcast(encode(message))
         self.lobby.table_changed(info)
         if self.humans_present() or self.spectators:
             self.idle_since = time.monotonic()
@@ -596,6 +598,7 @@ class Table:
         if trial.is_over:
             self.status = "finished"
             self.tally.add([self.chair_of_seat(seat).name for seat in range(4)], trial.totals())
+            self.last_finished = self.game_id
             log.info("table %s: game %s over, totals %s", self.id, self.game_id, trial.totals())
         if table_changed:
             if ok is not None:  # the ok still comes before the table push (the rare case)

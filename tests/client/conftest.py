@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,3 +41,13 @@ def screen_text(app: App[object]) -> str:
             if 0 <= row < height and 0 <= column + offset < width:
                 rows[row][column + offset] = char
     return "\n".join("".join(r).rstrip() for r in rows)
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC: times on screen are the same on every machine."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()

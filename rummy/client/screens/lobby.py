@@ -30,6 +30,7 @@ from ..commands import ScreenActions
 from ..messages import (
     BotRequested,
     LeaveTable,
+    OpenHistory,
     OpenTable,
     SendChat,
     SitRequested,
@@ -157,6 +158,7 @@ class LobbyScreen(Screen[None]):
         Binding("o", "open_table", "Open table"),
         Binding("l", "leave", "Leave"),
         Binding("c", "chat", "Chat"),
+        Binding("h", "history", "History"),
         Binding("escape", "focus_tables", "Tables", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit", "Quit"),
@@ -454,6 +456,9 @@ class LobbyScreen(Screen[None]):
     def action_leave(self) -> None:
         self.post_message(LeaveTable())
 
+    def action_history(self) -> None:
+        self.post_message(OpenHistory())
+
     def action_chat(self) -> None:
         if not self.session.at_table:
             self.notify("Sit at or watch a table first: chat goes to the people at your table.")
@@ -503,6 +508,7 @@ class LobbyScreen(Screen[None]):
             ("o", "open your table once its game runs"),
             ("l", "leave your table"),
             ("c", "chat with the people at your table (enter sends, escape returns)"),
+            ("h", "the finished games: watch any of them again, move by move"),
             ("ctrl+p", "command palette: every action by name"),
             ("?", "this help: keys, how to play, the rule book"),
             ("q", "quit"),

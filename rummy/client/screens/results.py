@@ -15,16 +15,31 @@ from textual.widgets import Button, Static
 
 from rummy.engine import SEAT_NAMES, DealResult, points
 from rummy.engine.scoring import totals, winner
+from rummy.protocol import TallyLine
 
 from .. import text
 from ..model import Seats
 
 DealChoice = Literal["next", "close"]
-GameChoice = Literal["again", "lobby", "quit", "details"]
+GameChoice = Literal["again", "lobby", "quit", "details", "replay"]
 
 
 def _row(label: str, a: int | str, b: int | str, style: str = "") -> Content:
     return Content.styled(f"{label:<22}{a!s:>8}{b!s:>8}", style)
+
+
+def tally_lines(tally: Sequence[TallyLine]) -> list[Content]:
+    """The running tally of the table's games, one line per partnership (empty until a
+    second game has ended: the first game's summary says it all)."""
+    games = sum(line.games for line in tally) // 2
+    if games < 2:
+        return []
+    lines = [Content.styled(f"At this table, {games} games", "bold underline")]
+    for line in tally:
+        pair = " & ".join(text.clean(name, 24)[:12] for name in line.players)
+        record = f"won {line.won}" + (f", tied {line.tied}" if line.tied else "") + f" of {line.games}"
+        lines.append(Content.assemble(text.plain(pair, width=27), f"{record:<20}{line.points:>6} points"))
+    return lines
 
 
 def deal_breakdown(
@@ -69,7 +84,8 @@ def deal_breakdown(
 
 class DealEndScreen(ModalScreen[DealChoice]):
     """Shown when a deal ends. ``can_start``: a player (not a spectator) may say they
-    are ready for the next deal."""
+    are ready for the next deal. ``live`` False: a replay's, which tells nobody how
+    the next deal starts."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "choose('next')", "Next deal"),
@@ -77,13 +93,19 @@ class DealEndScreen(ModalScreen[DealChoice]):
     ]
 
     def __init__(
-        self, results: Sequence[DealResult], seats: Seats, can_start: bool, ascii: bool = False
+        self,
+        results: Sequence[DealResult],
+        seats: Seats,
+        can_start: bool,
+        ascii: bool = False,
+        live: bool = True,
     ) -> None:
         super().__init__(classes="modal")
         self.results = list(results)
         self.seats = seats
         self.can_start = can_start
         self.ascii = ascii
+        self.live = live
 
     def compose(self) -> ComposeResult:
         result = self.results[-1]
@@ -94,7 +116,7 @@ class DealEndScreen(ModalScreen[DealChoice]):
                 if self.can_start:
                     yield Button("Ready for the next deal (n)", id="next", variant="primary", compact=True)
                 yield Button("Close (esc)", id="close", compact=True)
-            if result.deal < 2:
+            if result.deal < 2 and self.live:
                 note = "Deal 2 starts once all four are ready (n), or by itself after a short pause."
                 yield Static(Content(note), id="deal-note", classes="dim")
 
@@ -122,17 +144,26 @@ class GameEndScreen(ModalScreen[GameChoice]):
         Binding("a", "choose('again')", "Play again"),
         Binding("l", "choose('lobby')", "Lobby"),
         Binding("d", "choose('details')", "Last deal"),
+        Binding("w", "choose('replay')", "Watch again"),
         Binding("q", "choose('quit')", "Quit"),
     ]
 
     def __init__(
-        self, results: Sequence[DealResult], seats: Seats, ascii: bool = False, lobby: bool = True
+        self,
+        results: Sequence[DealResult],
+        seats: Seats,
+        ascii: bool = False,
+        lobby: bool = True,
+        tally: Sequence[TallyLine] = (),
+        can_replay: bool = False,
     ) -> None:
         super().__init__(classes="modal")
         self.results = list(results)
         self.seats = seats
         self.ascii = ascii
         self.lobby = lobby
+        self.tally = list(tally)
+        self.can_replay = can_replay
 
     def summary(self) -> Content:
         a, b = totals(self.results)
@@ -155,6 +186,9 @@ class GameEndScreen(ModalScreen[GameChoice]):
         for result in self.results:
             lines.append(_row(f"Deal {result.deal}", result.scores[0].total, result.scores[1].total))
         lines.append(_row("Total", a, b, "bold"))
+        tally = tally_lines(self.tally)
+        if tally:
+            lines += [Content(""), *tally]
         return Content("\n").join(lines)
 
     def compose(self) -> ComposeResult:
@@ -165,11 +199,15 @@ class GameEndScreen(ModalScreen[GameChoice]):
                 if self.lobby:
                     yield Button("Lobby (l)", id="lobby", compact=True)
                 yield Button("Last deal (d)", id="details", compact=True)
+                if self.can_replay:
+                    yield Button("Watch again (w)", id="replay", compact=True)
                 yield Button("Quit (q)", id="quit", compact=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("lobby",):
             return self.lobby
+        if action == "choose" and parameters == ("replay",):
+            return self.can_replay
         return True
 
     def action_choose(self, choice: GameChoice) -> None:

@@ -44,11 +44,19 @@ from rummy.engine import (
     PlayerView,
     card_text,
 )
-from rummy.protocol import PlayedBy
+from rummy.protocol import PlayedBy, TallyLine
 
 from .. import advice, text
 from ..commands import ScreenActions
-from ..messages import HandOrdered, LeaveTable, PlayAgainRequested, PlayMove, ReadyForNextDeal, SendChat
+from ..messages import (
+    HandOrdered,
+    LeaveTable,
+    PlayAgainRequested,
+    PlayMove,
+    ReadyForNextDeal,
+    ReplayRequested,
+    SendChat,
+)
 from ..model import Recent, Seats, TurnTimer
 from ..scene import Scene
 from ..widgets.feed import Feed
@@ -141,6 +149,8 @@ class TableScreen(Screen[None]):
             placeholder="Say something (enter sends, escape leaves)", id="chat-input", compact=True
         )
         self.keybar = KeyBar()
+        self.tally: list[TallyLine] = []  # the table's running tally, shown at the game's end
+        self.last_game: int | None = None  # the latest game finished here, to watch again
 
     @property
     def ascii(self) -> bool:
@@ -548,7 +558,14 @@ class TableScreen(Screen[None]):
             if view.phase == "game_over":
                 while True:
                     choice = await self.app.push_screen_wait(
-                        GameEndScreen(view.results, self.seats, self.ascii, lobby=self.app_has_lobby)
+                        GameEndScreen(
+                            view.results,
+                            self.seats,
+                            self.ascii,
+                            lobby=self.app_has_lobby,
+                            tally=self.tally,
+                            can_replay=self.last_game is not None,
+                        )
                     )
                     if choice != "details":
                         break
@@ -561,6 +578,8 @@ class TableScreen(Screen[None]):
                     self.post_message(LeaveTable())
                 elif choice == "quit":
                     self.app.exit()
+                elif choice == "replay" and self.last_game is not None:
+                    self.post_message(ReplayRequested(self.last_game))
             else:
                 can_start = view.phase == "deal_over" and view.seat is not None
                 deal_choice = await self.app.push_screen_wait(

@@ -45,6 +45,11 @@ class Feed(VerticalScroll, can_focus=True):
         if not self.lines:
             self._show()
 
+    def set_lines(self, lines: list[Content]) -> None:
+        """Show exactly ``lines`` (the last ``keep``), in one update."""
+        self.lines = lines[-self.keep :]
+        self._show()
+
     def _show(self) -> None:
         if self.lines:
             self.body.update(Content("\n").join(self.lines))

@@ -1,0 +1,201 @@
+"""The finished games (the lobby's history): the player's own first, then everyone's,
+newest first, page by page; enter watches one again.
+
+The screen asks the app for pages (``HistoryWanted``) and to open a replay
+(``ReplayRequested``); the server decides what is listed, and never lists a game
+still being played (RULES R9).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.command import Provider
+from textual.content import Content
+from textual.coordinate import Coordinate
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from rummy.protocol import GameSummary, HistoryPage
+
+from .. import text
+from ..commands import ScreenActions
+from ..messages import HistoryWanted, ReplayRequested
+from .modals import HelpScreen
+
+NAME_WIDTH = 8  # of each partner's name in a team's column
+
+
+def when_words(moment: float, now: float) -> str:
+    """A finished time as a player reads it: "today 14:05", "3 Mar 14:05", "3 Mar 2024"."""
+    then, today = time.localtime(moment), time.localtime(now)
+    if (then.tm_year, then.tm_yday) == (today.tm_year, today.tm_yday):
+        return time.strftime("today %H:%M", then)
+    if then.tm_year == today.tm_year:
+        return f"{then.tm_mday} {time.strftime('%b %H:%M', then)}"
+    return f"{then.tm_mday} {time.strftime('%b %Y', then)}"
+
+
+def team_text(game: GameSummary, team: int) -> Text:
+    """The two partners of ``team`` (seats team and team+2, R2.1) and their total; the
+    winners' in bold (R8)."""
+    names = {p.seat: p.name for p in game.players}
+    pair = " & ".join(text.clean(names.get(seat, "?"), 24)[:NAME_WIDTH] for seat in (team, team + 2))
+    style = "bold" if game.winner == team else ""
+    out = Text(pair, style)
+    out.append(f" {game.totals[team]}", style or "dim")
+    return out
+
+
+class HistoryScreen(Screen[None]):
+    CSS_PATH = "../styles/history.tcss"
+    AUTO_FOCUS = "#history"
+
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ScreenActions}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "watch", "Watch again"),
+        Binding("m", "more", "More"),
+        Binding("r", "refresh", "Refresh"),
+        Binding("question_mark", "help", "Keys"),
+        Binding("escape,q", "close", "Lobby"),
+    ]
+
+    def __init__(self, ascii: bool = False, clock: Callable[[], float] = time.time) -> None:
+        super().__init__()
+        self.ascii = ascii
+        self.clock = clock
+        self.games: list[GameSummary] = []
+        self.more = False
+        self.asking = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="history-title")
+        grid: DataTable[Text] = DataTable(id="history", cursor_type="row", zebra_stripes=True)
+        yield grid
+        yield Static(id="history-status")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        grid = self.query_one("#history", DataTable)
+        grid.add_column("When", key="when", width=13)
+        grid.add_column("Table", key="table", width=14)
+        grid.add_column(f"{text.team_name(0, self.ascii)} (South & North)", key="team0", width=22)
+        grid.add_column(f"{text.team_name(1, self.ascii)} (West & East)", key="team1", width=22)
+        mark = "*" if self.ascii else "•"
+        self.query_one("#history-title", Static).update(
+            Content.assemble(
+                Content.styled("Finished games", "bold"),
+                f"  yours first ({mark}), then everyone's, newest first; winners in bold",
+            )
+        )
+        self.action_refresh()
+
+    # --- what the app tells the screen ---------------------------------------------------
+
+    def show_page(self, page: HistoryPage, first: bool) -> None:
+        """A page arrived: the first one (the list starts again) or the next one."""
+        self.asking = False
+        if first:
+            self.games = []
+        known = {g.game_id for g in self.games}
+        self.games += [g for g in page.games if g.game_id not in known]
+        self.more = page.more
+        self._show_rows(keep_cursor=not first)
+
+    def failed(self) -> None:
+        """The server refused a page (it said why): nothing is loading any more."""
+        self.asking = False
+        self._show_status()
+
+    def _show_rows(self, keep_cursor: bool) -> None:
+        grid = self.query_one("#history", DataTable)
+        row = grid.cursor_row if keep_cursor else 0
+        grid.clear()
+        now = self.clock()
+        mark = "*" if self.ascii else "•"
+        for game in self.games:
+            when = Text(f"{mark if game.mine else ' '} ", "bold")
+            when.append(when_words(game.finished, now))
+            grid.add_row(
+                when,
+                Text(text.clean(game.table_name, 40)),
+                team_text(game, 0),
+                team_text(game, 1),
+                key=str(game.game_id),
+            )
+        if self.games:
+            grid.move_cursor(row=min(row, len(self.games) - 1))
+        self._show_status()
+        self.refresh_bindings()
+
+    def _show_status(self) -> None:
+        if self.asking:
+            words = "Asking the server for the finished games..."
+        elif not self.games:
+            words = "No finished games yet: a game shows here once its second deal ends."
+        elif self.more:
+            words = f"{len(self.games)} games shown; m (or moving past the last) shows more."
+        else:
+            words = f"{len(self.games)} games: every finished game the server keeps."
+        self.query_one("#history-status", Static).update(Content.styled(words, "dim"))
+
+    @property
+    def selected(self) -> GameSummary | None:
+        grid = self.query_one("#history", DataTable)
+        if not self.games or not 0 <= grid.cursor_row < grid.row_count:
+            return None
+        key = grid.coordinate_to_cell_key(Coordinate(grid.cursor_row, 0)).row_key.value
+        return next((g for g in self.games if str(g.game_id) == key), None)
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "watch":
+            return bool(self.games)
+        if action == "more":
+            return self.more and not self.asking
+        return True
+
+    def action_refresh(self) -> None:
+        self.asking = True
+        self._show_status()
+        self.post_message(HistoryWanted(None))
+
+    def action_more(self) -> None:
+        if self.more and not self.asking and self.games:
+            self.asking = True
+            self._show_status()
+            self.post_message(HistoryWanted(self.games[-1].game_id))
+
+    @on(DataTable.RowHighlighted, "#history")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row == len(self.games) - 1:
+            self.action_more()  # at the last row: the next page comes by itself
+
+    @on(DataTable.RowSelected, "#history")
+    def _chosen(self) -> None:
+        self.action_watch()
+
+    def action_watch(self) -> None:
+        game = self.selected
+        if game is not None:
+            self.post_message(ReplayRequested(game.game_id))
+
+    def action_help(self) -> None:
+        keys = [
+            ("up / down", "choose a game (the next page comes at the last one)"),
+            ("enter", "watch the game again, move by move"),
+            ("m", "show more games"),
+            ("r", "ask the server again (games finished since)"),
+            ("escape / q", "back to the lobby"),
+        ]
+        self.app.push_screen(HelpScreen("Keys of the history", [("Finished games", keys)]))
+
+    def action_close(self) -> None:
+        self.dismiss()

@@ -1,0 +1,400 @@
+"""Watching a finished game again: the history list in the lobby, the replay screen
+(one move on or back, deal ends, playing on at a speed, every hand shown, the same
+log and deal-end breakdown), saving a game and ``rummy-client --replay FILE``, and
+the running tally at the game's end."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable
+
+from rummy.client.app import RummyApp
+from rummy.client.cli import main as client_main
+from rummy.client.messages import OpenHistory, ReplayRequested
+from rummy.client.replay import Replay
+from rummy.client.screens.history import HistoryScreen, when_words
+from rummy.client.screens.lobby import LobbyScreen
+from rummy.client.screens.replay import ReplayScreen
+from rummy.client.screens.results import DealEndScreen, GameEndScreen
+from rummy.client.state import StateStore
+from rummy.engine import SEAT_NAMES, DealResult, TeamScore, card_text
+from rummy.protocol import (
+    Error,
+    GameSummary,
+    GetRecord,
+    History,
+    HistoryPage,
+    Record,
+    RecordPlayer,
+    TallyLine,
+    decode_record,
+)
+from rummy.protocol import errors as codes
+from tests.client.conftest import screen_text
+from tests.client.fakes import offline_app, say
+from tests.client.harness import TableHarness
+from tests.client.test_table import meld_position
+
+RECORDS = Path(__file__).parents[1] / "fixtures" / "records"
+SERVER_GAME = RECORDS / "engine1-server-drawn-partners.json"
+PASSES_GAME = RECORDS / "engine1-sim-ended-on-passes.json"
+NOW = 1_764_582_000.0  # 2025-12-01 09:40 UTC: the screens' clock in these tests
+
+
+def record(path: Path = SERVER_GAME):  # type: ignore[no-untyped-def]
+    return decode_record(path.read_bytes())
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Poll (never sleep and assert): the replay's timer runs in real time."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.02)
+
+
+def replay_app(path: Path = SERVER_GAME) -> RummyApp:
+    """What ``rummy-client --replay FILE`` runs."""
+    return RummyApp(player_name="", replay=record(path), replay_title=path.name)
+
+
+# --- the replay itself --------------------------------------------------------------------
+
+
+def test_a_replay_has_a_step_per_move_and_ends_with_the_recorded_scores() -> None:
+    """R7, R8: the last step's view holds the recorded result of both deals; at every
+    step the hands shown are the hands the counts say (R9.1), all four of them."""
+    rec = record()
+    replay = Replay(rec)
+    assert len(replay.steps) == len(rec.moves) + 1
+    final = replay.steps[-1].view
+    assert rec.result is not None
+    assert final.phase == "game_over" and final.totals() == rec.result.totals
+    assert len(replay.deal_ends) == 2 and replay.deal_ends[-1] == replay.last
+    for step in replay.steps:
+        assert step.view.hand is None  # the public view: no seat's
+        assert tuple(len(h) for h in step.hands) == step.view.hand_counts
+    replay.go(0)
+    assert replay.next_deal_end() and replay.position == replay.deal_ends[0]
+    assert replay.steps[replay.position].view.phase == "deal_over"
+    assert replay.next_deal_end() and replay.at_end
+    assert not replay.next_deal_end()
+    assert replay.previous_deal_end() and replay.position == replay.deal_ends[0]
+    assert replay.previous_deal_end() and replay.position == 0
+    assert replay.forward(3) and replay.position == 3 and replay.back() and replay.position == 2
+
+
+async def test_step_on_and_back_one_move_with_the_log_and_every_hand() -> None:
+    app = replay_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        replay = screen.replay
+        text = screen_text(app)
+        assert "Move 0 of" in text and "Deal 1 of 2 begins." in text
+        for seat in range(4):  # every hand is shown, face up
+            assert SEAT_NAMES[seat] in text
+            for card in replay.step.hands[seat]:
+                assert card_text(card) in text
+        await pilot.press("right")
+        assert replay.position == 1
+        moved = replay.step
+        assert moved.mover is not None
+        name = replay.seats.name(moved.mover)
+        text = screen_text(app)
+        assert "Move 1 of" in text and f"{name} drew from the stock." in text
+        await pilot.press("right", "right", "left")
+        assert replay.position == 2
+        await pilot.press("left", "left")
+        assert replay.position == 0
+        assert "drew from the stock" not in screen_text(app)  # the log goes back too
+
+
+async def test_a_deal_end_shows_its_breakdown_and_the_game_end_the_final_scores() -> None:
+    """R7: jumping to a deal's end shows every hand and each team's score item by item,
+    the same breakdown as a live game; R8: at the end, the winner and the totals."""
+    app = replay_app(PASSES_GAME)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        replay = screen.replay
+        await pilot.press("down")
+        await until(pilot, lambda: isinstance(app.screen, DealEndScreen))
+        text = screen_text(app)
+        assert "Deal 1 is over: four passes in a row" in text  # R6.2
+        result = replay.step.view.results[0]
+        a, b = result.scores
+        assert f"{'Deal total':<22}{a.total:>8}{b.total:>8}" in text
+        assert "Ready for the next deal" not in text and "starts once all four" not in text
+        await pilot.press("escape")
+        await pilot.press("right")
+        assert "Deal 2 of 2 begins." in screen_text(app)
+        await pilot.press("end")
+        assert replay.at_end and isinstance(app.screen, ReplayScreen)
+        a, b = replay.step.view.totals()
+        rec = replay.record
+        assert rec.result is not None and (a, b) == rec.result.totals
+        won = "N–S" if a > b else "E–W"
+        assert f"the game is over: {won} win, {max(a, b)} to {min(a, b)}." in screen_text(app)
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, DealEndScreen))
+        assert f"{'Game totals':<22}{a:>8}{b:>8}" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.press("up")
+        assert replay.position == replay.deal_ends[0]
+
+
+async def test_play_on_at_a_chosen_speed_stops_at_the_deal_end() -> None:
+    app = replay_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        replay = screen.replay
+        await pilot.press("down")  # to the deal's end, and back a few moves: close to it
+        await until(pilot, lambda: isinstance(app.screen, DealEndScreen))
+        await pilot.press("escape", *["left"] * 8)
+        assert replay.position == replay.deal_ends[0] - 8
+        await pilot.press("plus", "plus", "plus", "plus", "plus")  # the fastest: 16 moves/s
+        assert "16 moves/s" in screen_text(app)
+        await pilot.press("space")  # plays on (the 8 moves may be over before the press returns)
+        await until(pilot, lambda: isinstance(app.screen, DealEndScreen))
+        assert replay.position == replay.deal_ends[0] and not screen.playing
+        await pilot.press("escape")
+        await pilot.pause()
+        assert replay.position == replay.deal_ends[0]  # it stays stopped there
+        await pilot.press("minus", "minus", "minus")
+        assert "space plays (2 moves/s)" in screen_text(app)
+        await pilot.press("space")
+        assert "playing, 2 moves/s" in screen_text(app)
+        await until(pilot, lambda: replay.position > replay.deal_ends[0])
+        await pilot.press("space")
+        stopped = replay.position
+        assert "paused" in screen_text(app)
+        await pilot.pause(0.3)
+        assert replay.position == stopped
+
+
+async def test_q_ends_a_replay_opened_from_a_file() -> None:
+    app = replay_app()
+    async with app.run_test() as pilot:
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code in (None, 0)
+
+
+def test_rummy_client_replay_refuses_a_file_it_cannot_open(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "persian-rummy-game", "version": 9}')
+    for path, words in ((bad, "newer than this program reads"), (tmp_path / "none.json", "cannot read")):
+        with pytest.raises(SystemExit) as exit_:
+            client_main(["--replay", str(path)])
+        assert exit_.value.code == 2
+        assert words in capsys.readouterr().err
+
+
+# --- the history ---------------------------------------------------------------------------
+
+
+def summary(
+    game_id: int, mine: bool, names: tuple[str, ...], totals: tuple[int, int], **kw: object
+) -> GameSummary:
+    players = [RecordPlayer(seat=s, name=n, bot=n.startswith("Bot")) for s, n in enumerate(names)]
+    fields = {
+        "table_id": 1,
+        "table_name": "Friday night",
+        "number": 1,
+        "started": NOW - 1800,
+        "finished": NOW,
+    }
+    fields.update(kw)
+    a, b = totals
+    winner = None if a == b else (0 if a > b else 1)
+    return GameSummary(game_id=game_id, players=players, totals=totals, winner=winner, mine=mine, **fields)  # type: ignore[arg-type]
+
+
+PAGE = [
+    summary(12, True, ("Ann", "Bob", "Cyd", "Dee"), (143, 97), finished=NOW - 600),
+    summary(9, True, ("Bob", "Ann", "Bot 3", "Bot 4"), (120, 188), finished=NOW - 86_400 * 3, number=2),
+    summary(14, False, ("Eve", "Fay", "Gus", "Hal"), (200, 200), table_name="Pros", finished=NOW - 300),
+]
+
+
+def history_rows(app: RummyApp) -> list[str]:
+    grid = app.screen.query_one("#history", DataTable)
+    return [
+        " | ".join(str(getattr(c, "plain", c)) for c in grid.get_row_at(i)) for i in range(grid.row_count)
+    ]
+
+
+async def open_history(app: RummyApp, pilot: Pilot[None]) -> None:
+    await pilot.press("h")
+    await until(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.history_request is not None)
+    await pilot.pause()
+
+
+async def test_the_lobby_shows_the_finished_games_own_first(utc: None) -> None:
+    """h in the lobby: the finished games as the server lists them (the player's own
+    first, marked), with the table, when, both teams and their totals, winners in bold."""
+    app, sent = offline_app()
+    app.clock = lambda: NOW
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_history(app, pilot)
+        kind, request = sent.sent[-1]
+        assert kind == "history" and isinstance(request, History) and request.before is None
+        await until(pilot, lambda: "Asking the server" in screen_text(app))
+        say(app, HistoryPage(id=request.id, games=PAGE, more=False), "history")
+        await until(pilot, lambda: len(history_rows(app)) == 3)
+        rows = history_rows(app)
+        assert rows[0] == "• today 09:30 | Friday night | Ann & Cyd 143 | Bob & Dee 97"
+        assert rows[1] == "• 28 Nov 09:40 | Friday night | Bob & Bot 3 120 | Ann & Bot 4 188"
+        assert rows[2] == "  today 09:35 | Pros | Eve & Gus 200 | Fay & Hal 200"
+        grid = app.screen.query_one("#history", DataTable)
+        assert grid.get_row_at(0)[2].style == "bold" and grid.get_row_at(0)[3].style == ""  # N–S won
+        assert "3 games: every finished game" in screen_text(app)
+        await pilot.press("escape")
+        assert isinstance(app.screen, LobbyScreen)
+
+
+async def test_the_history_pages_on_and_says_when_it_is_empty(utc: None) -> None:
+    app, sent = offline_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_history(app, pilot)
+        first = sent.last()
+        say(app, HistoryPage(id=first.id, games=[], more=False), "history")
+        await until(pilot, lambda: "No finished games yet" in screen_text(app))
+        await pilot.press("r")
+        again = sent.last()
+        assert isinstance(again, History) and again.id != first.id
+        say(app, HistoryPage(id=again.id, games=PAGE[:2], more=True), "history")
+        await until(pilot, lambda: len(history_rows(app)) == 2)
+        assert "m (or moving past the last) shows more" in screen_text(app)
+        await pilot.press("down")  # onto the last row: the next page is asked for
+        await until(pilot, lambda: isinstance(sent.last(), History) and sent.last().id != again.id)
+        more = sent.last()
+        assert isinstance(more, History) and more.before == 9
+        say(app, HistoryPage(id=more.id, games=PAGE[2:], more=False), "history")
+        await until(pilot, lambda: len(history_rows(app)) == 3)
+        assert app.screen.query_one("#history", DataTable).cursor_row == 1  # the cursor stays put
+
+
+async def test_a_game_from_the_history_opens_its_replay_and_can_be_saved(utc: None, state_dir: Path) -> None:
+    """enter on a game fetches its record and opens the replay; w saves it to a file
+    that ``rummy-client --replay`` opens; escape goes back to the list."""
+    rec = record()
+    app, sent = offline_app()
+    app.clock = lambda: NOW
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_history(app, pilot)
+        say(app, HistoryPage(id=sent.last().id, games=PAGE, more=False), "history")
+        await until(pilot, lambda: len(history_rows(app)) == 3)
+        await pilot.press("enter", "enter")  # twice: one request
+        asked = [m for _, m in sent.sent if isinstance(m, GetRecord)]
+        assert len(asked) == 1 and asked[0].game_id == 12
+        assert rec.game_id is not None
+        say(app, Record(id=asked[0].id, game_id=rec.game_id, record=rec), "record")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        assert f"game {rec.game_id}, finished" in screen_text(app)
+        await pilot.press("w")
+        await until(pilot, lambda: any((state_dir / "replays").glob("*.json")))
+        saved = next((state_dir / "replays").glob("*.json"))
+        assert saved.name == f"example.org-7325-game-{rec.game_id}.json"
+        assert decode_record(saved.read_bytes()) == rec
+        await pilot.press("escape")
+        assert isinstance(app.screen, HistoryScreen)
+
+
+async def test_a_record_that_does_not_replay_is_refused_in_words() -> None:
+    rec = record()
+    assert rec.result is not None
+    rec.result.totals = (1, 2)
+    app, sent = offline_app()
+    async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        app.post_message(ReplayRequested(5))
+        await until(pilot, lambda: bool(sent.sent))
+        say(app, Record(id=sent.last().id, game_id=5, record=rec), "record")
+        await until(pilot, lambda: "This game cannot be replayed" in screen_text(app))
+        assert not isinstance(app.screen, ReplayScreen)
+        app.post_message(ReplayRequested(6))  # and the next request goes out
+        await until(pilot, lambda: len(sent.sent) == 2)
+        say(
+            app,
+            Error(id=sent.last().id, code=codes.NO_SUCH_GAME, text="There is no finished game."),
+            "record",
+        )
+        await until(pilot, lambda: "There is no finished game." in screen_text(app))
+        app.post_message(ReplayRequested(7))
+        await until(pilot, lambda: len(sent.sent) == 3)
+
+
+async def test_history_is_offered_in_the_lobby_footer() -> None:
+    app, _ = offline_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "h History" in screen_text(app)
+        app.post_message(OpenHistory())
+        await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+
+
+def test_when_words_read_as_a_player_would(utc: None) -> None:
+    assert when_words(NOW - 60, NOW) == "today 09:39"
+    assert when_words(NOW - 86_400 * 40, NOW) == "22 Oct 09:40"
+    assert when_words(NOW - 86_400 * 400, NOW) == "27 Oct 2024"
+
+
+# --- the tally at the game's end -----------------------------------------------------------
+
+
+TALLY = [
+    TallyLine(players=("Ann", "Cyd"), games=3, won=2, tied=0, points=412),
+    TallyLine(players=("Bob", "Dee"), games=3, won=1, tied=0, points=301),
+]
+
+
+async def test_the_game_end_shows_the_running_tally_and_offers_the_replay() -> None:
+    """After play again, the game's end shows every game played at the table so far:
+    games won by each partnership and the points it scored; w watches the game again."""
+    game = meld_position("7h 8h 9h", deal=2)
+    game.results = [
+        DealResult(1, "passes", None, ((),) * 4, (TeamScore(30, 0, -10, 0), TeamScore(50, 0, -5, 0)))
+    ]
+    app = TableHarness(game, bots=False)
+    app.table.tally, app.table.last_game = TALLY, 31
+    posted: list[object] = []
+    async with app.run_test(size=(100, 40), message_hook=posted.append) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await until(pilot, lambda: isinstance(app.screen, GameEndScreen))
+        text = screen_text(app)
+        assert "At this table, 3 games" in text
+        assert "Ann & Cyd" in text and "won 2 of 3" in text and "412 points" in text
+        assert "Bob & Dee" in text and "won 1 of 3" in text and "301 points" in text
+        await pilot.press("w")
+        await until(pilot, lambda: any(isinstance(m, ReplayRequested) for m in posted))
+        asked = {id(m): m.game_id for m in posted if isinstance(m, ReplayRequested)}  # seen as it bubbles
+        assert list(asked.values()) == [31]
+
+
+async def test_the_first_game_end_has_no_tally_yet() -> None:
+    game = meld_position("7h 8h 9h", deal=2)
+    game.results = [
+        DealResult(1, "passes", None, ((),) * 4, (TeamScore(30, 0, -10, 0), TeamScore(50, 0, -5, 0)))
+    ]
+    app = TableHarness(game, bots=False)
+    app.table.tally = [TallyLine(players=("Ann", "Cyd"), games=1, won=1, tied=0, points=50)]
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await until(pilot, lambda: isinstance(app.screen, GameEndScreen))
+        assert "At this table" not in screen_text(app) and "Watch again" not in screen_text(app)
+
+
+def test_the_state_store_saves_records_beside_the_seat_tokens(state_dir: Path) -> None:
+    from rummy.client.state import save_record
+
+    path = save_record(StateStore().directory, "local", record())
+    assert path.parent == state_dir / "replays" and decode_record(path.read_bytes()) == record()
