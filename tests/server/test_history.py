@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from rummy.engine import team_of
+from rummy.net import Client
 from rummy.protocol import (
     Error,
     GameSummary,
@@ -19,7 +20,6 @@ from rummy.protocol import (
     errors,
     replay_record,
 )
-from rummy.net import Client
 from rummy.protocol.record import RECORD_FORMAT
 from rummy.protocol.wire import result_to_wire
 from rummy.server import Server, start_server
