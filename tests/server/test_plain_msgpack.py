@@ -1,6 +1,7 @@
 """docs/PROTOCOL.md is enough to write a client: this one uses only the plain ``msgpack``
 package and a socket (no msgspec, nothing of ``rummy.protocol``), follows the document's
-session order and plays a whole game to the end.
+session order and plays a whole game to the end; it also lists the finished games and
+fetches one's record to replay it (docs/PROTOCOL.md "History and replays", docs/RECORDS.md).
 
 It borrows only the engine, as a bot author would, to pick its moves: it turns the
 ``view`` map into a ``PlayerView`` by hand and sends moves in ``move_to_data`` form.
@@ -14,7 +15,17 @@ from typing import Any
 
 import msgpack
 
-from rummy.engine import Meld, PartnerDraw, PlayerView, meld_kind, move_to_data, rank, suit
+from rummy.engine import (
+    Game,
+    Meld,
+    PartnerDraw,
+    PlayerView,
+    meld_kind,
+    move_from_data,
+    move_to_data,
+    rank,
+    suit,
+)
 from rummy.engine.bots import make_bot
 from rummy.engine.scoring import DealResult, TeamScore
 from rummy.server import Server
@@ -198,5 +209,54 @@ async def test_a_bot_that_knows_no_rules_plays_from_the_legal_moves_the_server_s
         assert answer["type"] == "ok", answer
         moves_sent += 1
     assert moves_sent > 10
+    writer.close()
+    await writer.wait_closed()
+
+
+async def test_a_plain_msgpack_client_lists_the_finished_games_and_replays_one(server: Server) -> None:
+    """The history and a record, read with nothing but msgpack and the documents: the
+    record replays with the engine (seed, seating, moves) to exactly its recorded result,
+    every deal's hands and scores included (R7, R8)."""
+    reader, writer = await asyncio.open_connection(server.host, server.port)
+    c = PlainClient(reader, writer)
+    assert (await c.request({"type": "hello", "version": 1, "name": "Plain", "lobby": False}))[
+        "type"
+    ] == "welcome"
+    empty = await c.request({"type": "history"})
+    assert empty["type"] == "history_page" and empty["games"] == [] and empty["more"] is False
+    # A table of bots: the plain client starts it and leaves; a bot plays its chair (on_drop).
+    options = {"seating": "draw", "turn_seconds": 0, "on_drop": "bot"}
+    assert (await c.request({"type": "create_table", "name": "replayed", "options": options}))[
+        "type"
+    ] == "seated"
+    for chair in (1, 2, 3):
+        assert (await c.request({"type": "add_bot", "chair": chair}))["type"] == "ok"
+    assert (await c.request({"type": "start"}))["type"] == "ok"
+    assert (await c.request({"type": "leave"}))["type"] == "ok"
+    page = empty
+    for _ in range(2000):  # poll until the bots have finished the game
+        page = await c.request({"type": "history", "limit": 5})
+        if page["games"]:
+            break
+        await asyncio.sleep(0.01)
+    (summary,) = page["games"]
+    assert summary["table_name"] == "replayed" and summary["mine"] is True and summary["number"] == 1
+    assert [p["seat"] for p in summary["players"]] == [0, 1, 2, 3]
+    answer = await c.request({"type": "get_record", "game_id": summary["game_id"]})
+    assert answer["type"] == "record" and answer["game_id"] == summary["game_id"]
+    record = answer["record"]
+    assert record["format"] == "persian-rummy-game" and record["version"] == 1 and record["engine"] == 1
+    game = Game(int(record["seed"]), record["seating"])
+    for move in record["moves"]:
+        game.apply(move_from_data(move))
+    assert game.is_over
+    result = record["result"]
+    assert list(game.totals()) == result["totals"] == summary["totals"]
+    assert game.winner() == result["winner"] == summary["winner"]
+    for deal, recorded in zip(game.results, result["deals"], strict=True):
+        assert [list(h) for h in deal.hands] == recorded["hands"]
+        assert [s.total for s in deal.scores] == [s["total"] for s in recorded["scores"]]
+    missing = await c.request({"type": "get_record", "game_id": summary["game_id"] + 1})
+    assert missing["type"] == "error" and missing["code"] == "no-such-game"
     writer.close()
     await writer.wait_closed()
