@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.content import Content
 from textual.coordinate import Coordinate
+from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -29,7 +30,7 @@ from ..commands import ScreenActions
 from ..messages import HistoryWanted, ReplayRequested
 from .modals import HelpScreen
 
-NAME_WIDTH = 8  # of each partner's name in a team's column
+WHEN_WIDTH = 14  # "• 28 Nov 09:40"
 
 
 def when_words(moment: float, now: float) -> str:
@@ -42,11 +43,19 @@ def when_words(moment: float, now: float) -> str:
     return f"{then.tm_mday} {time.strftime('%b %Y', then)}"
 
 
-def team_text(game: GameSummary, team: int) -> Text:
+def column_widths(width: int) -> tuple[int, int, int]:
+    """The table's and each team's column for a screen ``width`` wide (the rest of the
+    room goes to the names: each cell is padded by one column on each side)."""
+    room = max(40, width - 8 - WHEN_WIDTH - 2)
+    table = max(12, room // 4)
+    return table, (room - table) // 2, max(4, ((room - table) // 2 - 7) // 2)
+
+
+def team_text(game: GameSummary, team: int, name_width: int = 8) -> Text:
     """The two partners of ``team`` (seats team and team+2, R2.1) and their total; the
-    winners' in bold (R8)."""
+    winners' in bold (R8). Each name is cut to ``name_width``."""
     names = {p.seat: p.name for p in game.players}
-    pair = " & ".join(text.clean(names.get(seat, "?"), 24)[:NAME_WIDTH] for seat in (team, team + 2))
+    pair = " & ".join(text.clean(names.get(seat, "?"), 24)[:name_width] for seat in (team, team + 2))
     style = "bold" if game.winner == team else ""
     out = Text(pair, style)
     out.append(f" {game.totals[team]}", style or "dim")
@@ -59,7 +68,7 @@ class HistoryScreen(Screen[None]):
 
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ScreenActions}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "watch", "Watch again"),
+        Binding("enter", "watch", "Watch again", priority=True),  # before the list's own enter
         Binding("m", "more", "More"),
         Binding("r", "refresh", "Refresh"),
         Binding("question_mark", "help", "Keys"),
@@ -71,6 +80,7 @@ class HistoryScreen(Screen[None]):
         self.ascii = ascii
         self.clock = clock
         self.games: list[GameSummary] = []
+        self._widths = (0, 0, 0)
         self.more = False
         self.asking = False
 
@@ -82,19 +92,29 @@ class HistoryScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        grid = self.query_one("#history", DataTable)
-        grid.add_column("When", key="when", width=13)
-        grid.add_column("Table", key="table", width=14)
-        grid.add_column(f"{text.team_name(0, self.ascii)} (South & North)", key="team0", width=22)
-        grid.add_column(f"{text.team_name(1, self.ascii)} (West & East)", key="team1", width=22)
         mark = "*" if self.ascii else "•"
         self.query_one("#history-title", Static).update(
             Content.assemble(
                 Content.styled("Finished games", "bold"),
-                f"  yours first ({mark}), then everyone's, newest first; winners in bold",
+                f": yours first ({mark}), newest first; the winners in bold",
             )
         )
         self.action_refresh()
+
+    def on_resize(self, event: Resize) -> None:
+        """The columns follow the screen's width: more room, longer names."""
+        widths = column_widths(event.size.width)
+        if widths == self._widths:
+            return
+        self._widths = widths
+        table, team, _ = widths
+        grid = self.query_one("#history", DataTable)
+        grid.clear(columns=True)
+        grid.add_column("When", key="when", width=WHEN_WIDTH)
+        grid.add_column("Table", key="table", width=table)
+        grid.add_column(f"{text.team_name(0, self.ascii)} (South & North)", key="team0", width=team)
+        grid.add_column(f"{text.team_name(1, self.ascii)} (West & East)", key="team1", width=team)
+        self._show_rows(keep_cursor=True)
 
     # --- what the app tells the screen ---------------------------------------------------
 
@@ -120,13 +140,12 @@ class HistoryScreen(Screen[None]):
         now = self.clock()
         mark = "*" if self.ascii else "•"
         for game in self.games:
-            when = Text(f"{mark if game.mine else ' '} ", "bold")
-            when.append(when_words(game.finished, now))
+            when = Text.assemble((f"{mark if game.mine else ' '} ", "bold"), when_words(game.finished, now))
             grid.add_row(
                 when,
                 Text(text.clean(game.table_name, 40)),
-                team_text(game, 0),
-                team_text(game, 1),
+                team_text(game, 0, self._widths[2]),
+                team_text(game, 1, self._widths[2]),
                 key=str(game.game_id),
             )
         if self.games:
@@ -177,10 +196,6 @@ class HistoryScreen(Screen[None]):
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.cursor_row == len(self.games) - 1:
             self.action_more()  # at the last row: the next page comes by itself
-
-    @on(DataTable.RowSelected, "#history")
-    def _chosen(self) -> None:
-        self.action_watch()
 
     def action_watch(self) -> None:
         game = self.selected
