@@ -118,7 +118,7 @@ def replay_title(record: GameRecordWire, now: float) -> str:
     """What the replay screen says it shows: the table, the game, when it ended."""
     parts = [record.table or "A game"]
     if record.game_id is not None:
-        parts.append(f"game {record.game_id}")
+        parts.append(f"game #{record.game_id}")
     if record.finished is not None:
         parts.append(f"finished {when_words(record.finished, now)}")
     return ", ".join(parts)

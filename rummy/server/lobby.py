@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from ..engine import Game, move_from_data
+from ..engine import Game, GameRecord, move_from_data
 from ..protocol import errors as E
 from ..protocol.codec import encode
 from ..protocol.messages import Lobby as LobbyMessage
@@ -232,7 +232,9 @@ class Lobby:
                 raise ValueError(f"unknown seating {g.seating!r}")
             moves = [move_from_data(m) for m in g.moves]
             autos = [a if a in ("timer", "stand_in") else None for a in g.autos]
-            table.resume(g.id, Game(g.seed, g.seating), moves, autos)  # type: ignore[arg-type]
+            # The engine revision that plays it (a newer one than ours is refused).
+            start = Game.replay(GameRecord(g.seed, g.seating, ()), g.engine)  # type: ignore[arg-type]
+            table.resume(g.id, start, moves, autos)  # type: ignore[arg-type]
             assert table.game is not None
             table.status = "finished" if table.game.is_over else "playing"
             for c in table.chairs:

@@ -98,6 +98,7 @@ class StoredGame:
     seed: int
     seating: str
     finished: bool
+    engine: int = ENGINE_VERSION  # the engine revision that plays it (replayed with that one)
     moves: list[dict[str, Any]] = field(default_factory=list)
     autos: list[str | None] = field(default_factory=list)  # who played each move for its seat
 
@@ -310,7 +311,7 @@ class Storage:
         ]
         games = db.execute("SELECT count(*) FROM games WHERE table_id=?", (table_id,)).fetchone()[0]
         row = db.execute(
-            "SELECT id, number, seed, seating, finished FROM games WHERE table_id=?"
+            "SELECT id, number, seed, seating, finished, engine FROM games WHERE table_id=?"
             " ORDER BY number DESC LIMIT 1",
             (table_id,),
         ).fetchone()
@@ -318,7 +319,7 @@ class Storage:
         if row is not None:
             game = StoredGame(
                 row[0], _int(row[1], "game number"), _int(row[2], "seed"), _text(row[3], "seating"),
-                row[4] is not None,
+                row[4] is not None, _int(row[5], "engine revision"),
             )  # fmt: skip
             game.moves = self.game_moves(game.id)
             game.autos = self.game_autos(game.id)

@@ -300,7 +300,7 @@ async def test_a_game_from_the_history_opens_its_replay_and_can_be_saved(utc: No
         assert rec.game_id is not None
         say(app, Record(id=asked[0].id, game_id=rec.game_id, record=rec), "record")
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
-        assert f"game {rec.game_id}, finished" in screen_text(app)
+        assert f"game #{rec.game_id}, finished" in screen_text(app)
         await pilot.press("w")
         await until(pilot, lambda: any((state_dir / "replays").glob("*.json")))
         saved = next((state_dir / "replays").glob("*.json"))

@@ -161,7 +161,8 @@ class HistoryScreen(Screen[None]):
         elif self.more:
             words = f"{len(self.games)} games shown; m (or moving past the last) shows more."
         else:
-            words = f"{len(self.games)} games: every finished game the server keeps."
+            many = len(self.games)
+            words = f"{many} game{'s' if many != 1 else ''}: every finished game the server keeps."
         self.query_one("#history-status", Static).update(Content.styled(words, "dim"))
 
     @property

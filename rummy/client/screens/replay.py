@@ -57,7 +57,7 @@ class ReplayScreen(Screen[None]):
         Binding("home", "go(0)", "First move", show=False),
         Binding("end", "go(-1)", "Last move", show=False),
         Binding("r", "results", "Scores"),
-        Binding("w", "save", "Save", show=False),
+        Binding("w", "save", "Save"),
         Binding("question_mark", "help", "Keys"),
         Binding("q,escape", "close", "Close"),
     ]
