@@ -351,6 +351,15 @@ def test_when_words_read_as_a_player_would(utc: None) -> None:
 # --- the tally at the game's end -----------------------------------------------------------
 
 
+def game_end_harness() -> TableHarness:
+    """South (the player) goes out with 7h 8h 9h (keys 1 2 3 m y) and ends deal 2."""
+    game = meld_position("7h 8h 9h", deal=2)
+    game.results = [
+        DealResult(1, "passes", None, ((),) * 4, (TeamScore(30, 0, -10, 0), TeamScore(50, 0, -5, 0)))
+    ]
+    return TableHarness(game, bots=False)
+
+
 TALLY = [
     TallyLine(players=("Ann", "Cyd"), games=3, won=2, tied=0, points=412),
     TallyLine(players=("Bob", "Dee"), games=3, won=1, tied=0, points=301),
@@ -360,11 +369,7 @@ TALLY = [
 async def test_the_game_end_shows_the_running_tally_and_offers_the_replay() -> None:
     """After play again, the game's end shows every game played at the table so far:
     games won by each partnership and the points it scored; w watches the game again."""
-    game = meld_position("7h 8h 9h", deal=2)
-    game.results = [
-        DealResult(1, "passes", None, ((),) * 4, (TeamScore(30, 0, -10, 0), TeamScore(50, 0, -5, 0)))
-    ]
-    app = TableHarness(game, bots=False)
+    app = game_end_harness()
     app.table.tally, app.table.last_game = TALLY, 31
     posted: list[object] = []
     async with app.run_test(size=(100, 40), message_hook=posted.append) as pilot:
@@ -381,11 +386,7 @@ async def test_the_game_end_shows_the_running_tally_and_offers_the_replay() -> N
 
 
 async def test_the_first_game_end_has_no_tally_yet() -> None:
-    game = meld_position("7h 8h 9h", deal=2)
-    game.results = [
-        DealResult(1, "passes", None, ((),) * 4, (TeamScore(30, 0, -10, 0), TeamScore(50, 0, -5, 0)))
-    ]
-    app = TableHarness(game, bots=False)
+    app = game_end_harness()
     app.table.tally = [TallyLine(players=("Ann", "Cyd"), games=1, won=1, tied=0, points=50)]
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press("1", "2", "3", "m", "y")

@@ -12,12 +12,9 @@ import pytest
 from textual.pilot import Pilot
 
 from rummy.client.app import RummyApp
-from rummy.engine import DealResult, TeamScore
-from rummy.protocol import HistoryPage, TallyLine
+from rummy.protocol import HistoryPage
 from tests.client.fakes import offline_app, say
-from tests.client.harness import TableHarness
-from tests.client.test_replay import NOW, PAGE, SERVER_GAME, record, summary
-from tests.client.test_table import meld_position
+from tests.client.test_replay import NOW, PAGE, SERVER_GAME, TALLY, game_end_harness, record, summary
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
@@ -60,14 +57,6 @@ def test_replay_at_a_deal_end(snap_compare, size: tuple[int, int]) -> None:  # t
 
 @pytest.mark.parametrize("size", SIZES)
 def test_game_end_with_the_running_tally(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
-    game = meld_position("7h 8h 9h", deal=2)
-    game.results = [
-        DealResult(1, "passes", None, ((),) * 4, (TeamScore(30, 0, -10, 0), TeamScore(50, 0, -5, 0)))
-    ]
-    app = TableHarness(game, bots=False)
-    app.table.tally = [
-        TallyLine(players=("Ann", "Cyd"), games=3, won=2, tied=0, points=412),
-        TallyLine(players=("Bob", "Dee"), games=3, won=1, tied=0, points=301),
-    ]
-    app.table.last_game = 31
+    app = game_end_harness()
+    app.table.tally, app.table.last_game = TALLY, 31
     assert snap_compare(app, terminal_size=size, press=["1", "2", "3", "m", "y"])
