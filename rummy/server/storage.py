@@ -234,6 +234,8 @@ class Storage:
             self._db.close()
             raise StorageError(f"cannot set up {self.path}: {e}.") from None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rummy-db")
+        self._reader: sqlite3.Connection | None = None  # for ``read``, opened when first needed
+        self._read_executor: ThreadPoolExecutor | None = None
         self._pending: list[tuple[list[Statement], asyncio.Future[None]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self.commits = 0  # batches committed (the load generator reports it)
@@ -269,9 +271,20 @@ class Storage:
                 )
 
     async def read(self, query: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``query(connection)`` on the storage's own thread (after the writes queued
-        before it), so that the event loop never waits on the disk."""
-        return await asyncio.get_running_loop().run_in_executor(self._executor, query, self._db)
+        """Run ``query(connection)`` off the event loop, so that it never waits on the
+        disk. A database file is read through a connection and a thread of its own: with
+        WAL, readers never wait for the writer nor hold it up, so players asking for the
+        history cannot delay anyone's moves. (An in-memory database has one connection:
+        its reads take turns with the writes.)"""
+        loop = asyncio.get_running_loop()
+        if self.path == ":memory:":
+            return await loop.run_in_executor(self._executor, query, self._db)
+        if self._reader is None:
+            self._reader = sqlite3.connect(self.path, check_same_thread=False)
+            self._reader.execute("PRAGMA query_only=ON")
+            self._read_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rummy-db-read")
+        assert self._read_executor is not None
+        return await loop.run_in_executor(self._read_executor, query, self._reader)
 
     # --- reading, once, at start -------------------------------------------------
 
@@ -446,6 +459,9 @@ class Storage:
             await asyncio.wait([self._flusher])
         self._executor.shutdown(wait=True)
         self._db.close()
+        if self._read_executor is not None and self._reader is not None:
+            self._read_executor.shutdown(wait=True)
+            self._reader.close()
 
     # --- the statements the server writes ---------------------------------------
 

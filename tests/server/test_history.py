@@ -5,7 +5,9 @@ with (R7, R8); "play again" keeps a running tally of the table's games."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import threading
 from pathlib import Path
 
 from rummy.engine import team_of
@@ -23,6 +25,7 @@ from rummy.protocol import (
 from rummy.protocol.record import RECORD_FORMAT
 from rummy.protocol.wire import result_to_wire
 from rummy.server import Server, start_server
+from rummy.server.storage import Storage
 
 from .game_helpers import FAST, close_all, connect, play_again, play_all, server, table_of_four
 
@@ -207,3 +210,25 @@ async def test_games_stored_before_the_history_existed_are_listed(tmp_path: Path
         await ann.close()
     finally:
         await server.close()
+
+
+async def test_reading_the_history_never_holds_up_a_move(tmp_path: Path) -> None:
+    """The archive is read through its own connection and thread: a read that takes
+    long (a flood of history requests) leaves the writes, which every move waits for,
+    free to commit meanwhile."""
+    storage = Storage(tmp_path / "apart.db")
+    release = threading.Event()
+    started = threading.Event()
+
+    def slow(db: sqlite3.Connection) -> int:
+        started.set()
+        release.wait(10)
+        return int(db.execute("SELECT count(*) FROM games").fetchone()[0])
+
+    reading = asyncio.ensure_future(storage.read(slow))
+    await asyncio.get_running_loop().run_in_executor(None, started.wait, 10)
+    await asyncio.wait_for(storage.write([storage.new_game(1, 1, 1, 5, "draw", ["a", "b", "c", "d"])]), 10)
+    assert not reading.done()  # the move was committed while the read still ran
+    release.set()
+    assert await reading in (0, 1)
+    await storage.close()
