@@ -146,6 +146,12 @@ async def test_history_pages_through_every_game_with_limits(server: Server) -> N
     for bad in (0, 51):
         refused = await ann.request(History, limit=bad)
         assert isinstance(refused, Error) and refused.code == errors.BAD_FIELD
+    for fields in ({"before": 0}, {"before": 2**60}):
+        refused = await ann.request(History, **fields)
+        assert isinstance(refused, Error) and refused.code == errors.BAD_FIELD
+    for game_id in (0, -3, 2**60):
+        refused = await ann.request(GetRecord, game_id=game_id)
+        assert isinstance(refused, Error) and refused.code == errors.BAD_FIELD
     await close_all(everyone)
 
 
