@@ -150,6 +150,7 @@ class RummyApp(App[None]):
         bot_levels: tuple[BotLevel, BotLevel, BotLevel] = ("normal", "normal", "normal"),
         replay: GameRecordWire | None = None,
         replay_title: str = "",
+        hosted: bool = False,
     ) -> None:
         super().__init__()
         self.player_name = player_name
@@ -188,6 +189,9 @@ class RummyApp(App[None]):
         self.last_game: int | None = None  # the latest game finished at my table
         self.replay = replay
         self.replay_title = replay_title
+        # Run by a door (SSH, web) on the server's machine for a player far away: a
+        # file saved here would be out of their reach, so replays offer no saving.
+        self.hosted = hosted
         self.history_screen: HistoryScreen | None = None
         self.clock: Callable[[], float] = time.time  # for "finished today 14:05" (tests fix it)
         self.history_request: tuple[int, int | None] | None = None  # (request id, before)
@@ -706,7 +710,9 @@ class RummyApp(App[None]):
                 self.exit(return_code=1, message=str(error))
             return
         self.push_screen(
-            ReplayScreen(replay, title, self.look, standalone=standalone, can_save=not standalone)
+            ReplayScreen(
+                replay, title, self.look, standalone=standalone, can_save=not (standalone or self.hosted)
+            )
         )
 
     @on(SaveRecordRequested)

@@ -119,6 +119,11 @@ def main(argv: list[str] | None = None) -> int:
         "or three for chairs 2 to 4",
     )
     parser.add_argument(
+        "--hosted",
+        action="store_true",
+        help="run by a server's SSH or web door for a player far away: no game is saved to a file here",
+    )
+    parser.add_argument(
         "--replay",
         type=Path,
         metavar="FILE",
@@ -170,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         bell=not args.no_bell,
         store=store,
         bot_levels=args.bots,
+        hosted=args.hosted,
     )
     return run(app, store.directory)
 

@@ -399,3 +399,22 @@ def test_the_state_store_saves_records_beside_the_seat_tokens(state_dir: Path) -
 
     path = save_record(StateStore().directory, "local", record())
     assert path.parent == state_dir / "replays" and decode_record(path.read_bytes()) == record()
+
+
+async def test_a_client_run_by_a_door_saves_no_file(state_dir: Path) -> None:
+    """Through the SSH or web door the client runs on the server's machine for a player
+    far away: a file saved there would be out of their reach, so w is not offered."""
+    from rummy.server.ssh.session import default_client_command
+
+    assert "--hosted" in default_client_command("127.0.0.1:7325", "Ann")
+    rec = record()
+    app, sent = offline_app(hosted=True)
+    async with app.run_test(size=(100, 32)) as pilot:
+        app.post_message(ReplayRequested(5))
+        await until(pilot, lambda: bool(sent.sent))
+        say(app, Record(id=sent.last().id, game_id=5, record=rec), "record")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and "q Close" in screen_text(app))
+        assert "w Save" not in screen_text(app)
+        await pilot.press("w")
+        await pilot.pause()
+        assert not (state_dir / "replays").exists()

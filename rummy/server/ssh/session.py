@@ -43,8 +43,9 @@ _PASSED_ENV = (*LOCALE, "COLORTERM", "NO_COLOR")
 
 
 def default_client_command(game_address: str, name: str) -> list[str]:
-    """The real client, run with this server's own interpreter."""
-    return [sys.executable, "-m", "rummy.client.cli", game_address, "--name", name]
+    """The real client, run with this server's own interpreter, ``--hosted``: it runs
+    on this machine for a player far away, so it writes no file for them to keep."""
+    return [sys.executable, "-m", "rummy.client.cli", game_address, "--name", name, "--hosted"]
 
 
 @dataclass(frozen=True)
