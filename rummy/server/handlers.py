@@ -54,13 +54,16 @@ SERVER_NAME = "rummy-server"
 def cost(msg: ClientMessage, options: ServerOptions) -> int:
     """Tokens of the connection's rate limit a request takes: one, or more for those
     that make the server send a lot (a whole table list; a chat line, which goes to
-    everyone at the table; a watch or rejoin, answered with the whole game), so that
+    everyone at the table; a watch or rejoin, answered with the whole game; a history
+    page or a game's record, read from the archive), so that
     asking for them at the allowed rate stays cheap for the server."""
     match msg:
         case Hello(lobby=True) | LobbySubscribe(on=True):
             return options.lobby_cost
         case Chat() | Watch() | Rejoin():
             return options.push_cost
+        case History() | GetRecord():
+            return options.archive_cost
         case _:
             return 1
 

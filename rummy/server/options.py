@@ -43,6 +43,9 @@ class ServerOptions:
     # watch or a rejoin (the table, the game as seen from there, the recent chat).
     push_cost: int = 10
     bad_frame_cost: int = 5  # a frame that cannot be read: our clients never send one
+    # Tokens a history page or a game's record costs: a read of the archive and a long
+    # answer (a record is some 20 KB), so at most two a second, in bursts of six.
+    archive_cost: int = 10
     # --- tables
     max_tables: int = 2000
     tables_per_connection: int = 3  # tables a connection opened that are still open

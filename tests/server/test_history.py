@@ -238,3 +238,12 @@ async def test_reading_the_history_never_holds_up_a_move(tmp_path: Path) -> None
     release.set()
     assert await reading in (0, 1)
     await storage.close()
+
+
+def test_history_and_records_cost_as_much_as_a_table_list() -> None:
+    """Each reads the archive and answers at length: ten requests of the rate limit."""
+    from rummy.server.handlers import cost
+    from rummy.server.options import ServerOptions
+
+    options = ServerOptions()
+    assert cost(History(id=1), options) == cost(GetRecord(id=2, game_id=1), options) == options.lobby_cost
