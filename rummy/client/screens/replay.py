@@ -148,7 +148,8 @@ class ReplayScreen(Screen[None]):
                 end = f"the game is over, a tie at {a} each."
             else:
                 end = f"the game is over: {text.team_name(won, self.ascii)} win, {max(a, b)} to {min(a, b)}."
-            state = Content.assemble(f"{where}: ", Content.styled(end, "bold"), "  home: from the start")
+            where = f"Move {replay.position} of {replay.last}"  # the deal goes without saying
+            state = Content.assemble(f"{where}: ", Content.styled(end, "bold"), "  home: again")
         elif self.playing:
             mark = ">" if self.ascii else "▶"
             state = Content.assemble(
