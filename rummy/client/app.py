@@ -203,6 +203,11 @@ class RummyApp(App[None]):
     def ascii(self) -> bool:
         return self.look.ascii
 
+    def get_key_display(self, binding: Binding) -> str:
+        """Keys as the key bars show them; in plain ASCII with ``--ascii`` (-> for →)."""
+        shown = super().get_key_display(binding)
+        return text.to_ascii(shown) if self.ascii else shown
+
     @property
     def has_lobby(self) -> bool:
         return not self.local

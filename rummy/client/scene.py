@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rummy.engine import PlayerView
+from rummy.engine import Card, PlayerView
 
 from .advice import Hints
 from .model import Recent, Seats, TurnTimer
@@ -25,6 +25,9 @@ class Scene:
     offline: bool = False  # the connection is down: every clock stands still
     hints: Hints = field(default_factory=Hints)
     look: Look = field(default_factory=Look)
+    # Every hand by seat, face up: a replay's (the game is over, so RULES R9 hides
+    # nothing any more). None at a live table, where others' hands are backs.
+    open_hands: tuple[tuple[Card, ...], ...] | None = None
 
     def seat_at(self, place: str) -> int:
         """The seat drawn at ``place`` (south, west, north, east): one's own seat at the

@@ -88,6 +88,7 @@ ASCII_FORMS = str.maketrans(
         "…": "...",
         "→": "->",
         "←": "<-",
+        "⏎": "enter",
         "×": "x",
         "‘": "'",
         "’": "'",
@@ -110,3 +111,13 @@ def to_ascii(words: str) -> str:
     """``words`` in plain ASCII (for ``--ascii``): known signs spelled out, anything
     else left non-ASCII becomes '?'."""
     return words.translate(ASCII_FORMS).encode("ascii", "replace").decode("ascii")
+
+
+def fit(line: Content, width: int, ascii: bool = False) -> Content:
+    """``line`` cut to ``width`` cells, ending in an ellipsis when cut ("..." with
+    ``--ascii``: Textual's own ellipsis is not ASCII)."""
+    if line.cell_length <= width:
+        return line
+    if not ascii:
+        return line.truncate(width, ellipsis=True)
+    return Content.assemble(line.truncate(max(0, width - 3)), "...").truncate(width)

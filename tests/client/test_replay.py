@@ -246,10 +246,10 @@ async def test_the_lobby_shows_the_finished_games_own_first(utc: None) -> None:
     app.clock = lambda: NOW
     async with app.run_test(size=(100, 32)) as pilot:
         await open_history(app, pilot)
-        kind, request = sent.sent[-1]
-        assert kind == "history" and isinstance(request, History) and request.before is None
+        request = sent.last()
+        assert isinstance(request, History) and request.before is None
         await until(pilot, lambda: "Asking the server" in screen_text(app))
-        say(app, HistoryPage(id=request.id, games=PAGE, more=False), "history")
+        say(app, HistoryPage(id=request.id, games=PAGE, more=False), History)
         await until(pilot, lambda: len(history_rows(app)) == 3)
         rows = history_rows(app)
         assert rows[0] == "• today 09:30 | Friday night | Ann & Cyd 143 | Bob & Dee 97"
@@ -267,19 +267,19 @@ async def test_the_history_pages_on_and_says_when_it_is_empty(utc: None) -> None
     async with app.run_test(size=(100, 32)) as pilot:
         await open_history(app, pilot)
         first = sent.last()
-        say(app, HistoryPage(id=first.id, games=[], more=False), "history")
+        say(app, HistoryPage(id=first.id, games=[], more=False), History)
         await until(pilot, lambda: "No finished games yet" in screen_text(app))
         await pilot.press("r")
         again = sent.last()
         assert isinstance(again, History) and again.id != first.id
-        say(app, HistoryPage(id=again.id, games=PAGE[:2], more=True), "history")
+        say(app, HistoryPage(id=again.id, games=PAGE[:2], more=True), History)
         await until(pilot, lambda: len(history_rows(app)) == 2)
         assert "m (or moving past the last) shows more" in screen_text(app)
         await pilot.press("down")  # onto the last row: the next page is asked for
         await until(pilot, lambda: isinstance(sent.last(), History) and sent.last().id != again.id)
         more = sent.last()
         assert isinstance(more, History) and more.before == 9
-        say(app, HistoryPage(id=more.id, games=PAGE[2:], more=False), "history")
+        say(app, HistoryPage(id=more.id, games=PAGE[2:], more=False), History)
         await until(pilot, lambda: len(history_rows(app)) == 3)
         assert app.screen.query_one("#history", DataTable).cursor_row == 1  # the cursor stays put
 
@@ -292,13 +292,13 @@ async def test_a_game_from_the_history_opens_its_replay_and_can_be_saved(utc: No
     app.clock = lambda: NOW
     async with app.run_test(size=(100, 32)) as pilot:
         await open_history(app, pilot)
-        say(app, HistoryPage(id=sent.last().id, games=PAGE, more=False), "history")
+        say(app, HistoryPage(id=sent.last().id, games=PAGE, more=False), History)
         await until(pilot, lambda: len(history_rows(app)) == 3)
         await pilot.press("enter", "enter")  # twice: one request
-        asked = [m for _, m in sent.sent if isinstance(m, GetRecord)]
+        asked = [m for m in sent.sent if isinstance(m, GetRecord)]
         assert len(asked) == 1 and asked[0].game_id == 12
         assert rec.game_id is not None
-        say(app, Record(id=asked[0].id, game_id=rec.game_id, record=rec), "record")
+        say(app, Record(id=asked[0].id, game_id=rec.game_id, record=rec), GetRecord)
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
         assert f"game #{rec.game_id}, finished" in screen_text(app)
         await pilot.press("w")
@@ -318,7 +318,7 @@ async def test_a_record_that_does_not_replay_is_refused_in_words() -> None:
     async with app.run_test(size=(100, 32), notifications=True) as pilot:
         app.post_message(ReplayRequested(5))
         await until(pilot, lambda: bool(sent.sent))
-        say(app, Record(id=sent.last().id, game_id=5, record=rec), "record")
+        say(app, Record(id=sent.last().id, game_id=5, record=rec), GetRecord)
         await until(pilot, lambda: "This game cannot be replayed" in screen_text(app))
         assert not isinstance(app.screen, ReplayScreen)
         app.post_message(ReplayRequested(6))  # and the next request goes out
@@ -326,7 +326,7 @@ async def test_a_record_that_does_not_replay_is_refused_in_words() -> None:
         say(
             app,
             Error(id=sent.last().id, code=codes.NO_SUCH_GAME, text="There is no finished game."),
-            "record",
+            GetRecord,
         )
         await until(pilot, lambda: "There is no finished game." in screen_text(app))
         app.post_message(ReplayRequested(7))
@@ -412,7 +412,7 @@ async def test_a_client_run_by_a_door_saves_no_file(state_dir: Path) -> None:
     async with app.run_test(size=(100, 32)) as pilot:
         app.post_message(ReplayRequested(5))
         await until(pilot, lambda: bool(sent.sent))
-        say(app, Record(id=sent.last().id, game_id=5, record=rec), "record")
+        say(app, Record(id=sent.last().id, game_id=5, record=rec), GetRecord)
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and "q Close" in screen_text(app))
         assert "w Save" not in screen_text(app)
         await pilot.press("w")

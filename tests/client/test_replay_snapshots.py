@@ -12,7 +12,7 @@ import pytest
 from textual.pilot import Pilot
 
 from rummy.client.app import RummyApp
-from rummy.protocol import HistoryPage
+from rummy.protocol import History, HistoryPage
 from tests.client.fakes import offline_app, say
 from tests.client.test_replay import NOW, PAGE, SERVER_GAME, TALLY, game_end_harness, record, summary
 
@@ -33,7 +33,7 @@ def test_history(snap_compare, size: tuple[int, int], utc: None) -> None:  # typ
         await pilot.press("h")
         while app.history_request is None:
             await pilot.pause()
-        say(app, HistoryPage(id=app.history_request[0], games=[*PAGE, *MORE], more=True), "history")
+        say(app, HistoryPage(id=app.history_request[0], games=[*PAGE, *MORE], more=True), History)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=setup)
@@ -60,3 +60,11 @@ def test_game_end_with_the_running_tally(snap_compare, size: tuple[int, int]) ->
     app = game_end_harness()
     app.table.tally, app.table.last_game = TALLY, 31
     assert snap_compare(app, terminal_size=size, press=["1", "2", "3", "m", "y"])
+
+
+def test_replay_ascii(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """--ascii: the replay is plain ASCII too, every hand and key included."""
+    app = RummyApp(
+        player_name="", replay=record(SERVER_GAME), replay_title="Friday night, game 12", ascii=True
+    )
+    assert snap_compare(app, terminal_size=(80, 24), press=["right"] * 25)

@@ -21,14 +21,15 @@ from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from rummy.protocol import GameSummary, HistoryPage
 
 from .. import text
 from ..commands import ScreenActions
 from ..messages import HistoryWanted, ReplayRequested
-from .modals import HelpScreen
+from ..widgets.keys import KeyBar
+from .help import HelpScreen
 
 WHEN_WIDTH = 14  # "• 28 Nov 09:40"
 
@@ -71,8 +72,9 @@ class HistoryScreen(Screen[None]):
         Binding("enter", "watch", "Watch again", priority=True),  # before the list's own enter
         Binding("m", "more", "More"),
         Binding("r", "refresh", "Refresh"),
-        Binding("question_mark", "help", "Keys"),
-        Binding("escape,q", "close", "Lobby"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "close", "Lobby"),
+        Binding("escape", "close", "Lobby", show=False),
     ]
 
     def __init__(self, ascii: bool = False, clock: Callable[[], float] = time.time) -> None:
@@ -89,7 +91,7 @@ class HistoryScreen(Screen[None]):
         grid: DataTable[Text] = DataTable(id="history", cursor_type="row", zebra_stripes=True)
         yield grid
         yield Static(id="history-status")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         mark = "*" if self.ascii else "•"
@@ -152,6 +154,7 @@ class HistoryScreen(Screen[None]):
             grid.move_cursor(row=min(row, len(self.games) - 1))
         self._show_status()
         self.refresh_bindings()
+        self.query_one(KeyBar).refresh()
 
     def _show_status(self) -> None:
         if self.asking:
@@ -211,7 +214,7 @@ class HistoryScreen(Screen[None]):
             ("r", "ask the server again (games finished since)"),
             ("escape / q", "back to the lobby"),
         ]
-        self.app.push_screen(HelpScreen("Keys of the history", [("Finished games", keys)]))
+        self.app.push_screen(HelpScreen("Keys of the history", [("Finished games", keys)], self.ascii))
 
     def action_close(self) -> None:
         self.dismiss()

@@ -1,10 +1,11 @@
 """A finished game watched again, move by move, on the same table as a live game.
 
 The screen draws each step of a ``Replay`` (``rummy.client.replay``) with the
-table's own widgets (score line, discard pile, melds, log, the deal-end
-breakdown) and shows every hand (``HandsView``). It moves one move on or back,
-to the next or previous deal end, or plays on at a chosen speed, stopping at
-each deal's end to show its breakdown.
+live table's own board (``TableBoard``: the players where they sit, the pile,
+the melds, what the last player did), its log and its deal-end breakdown, with
+every hand face up (``Scene.open_hands``). It moves one move on or back, to the
+next or previous deal end, or plays on at a chosen speed, stopping at each
+deal's end to show its breakdown.
 """
 
 from __future__ import annotations
@@ -21,20 +22,19 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
 
 from .. import replay as model
 from .. import text
 from ..commands import ScreenActions
-from ..describe import event_line
 from ..messages import SaveRecordRequested
+from ..model import Recent
 from ..replay import Replay
-from ..widgets.feed import Feed
-from ..widgets.replay import HandsView
-from ..widgets.table.melds import MeldsView
-from ..widgets.table.pile import DiscardPileView
-from ..widgets.table.score import ScoreLine
-from .modals import HelpScreen
+from ..scene import Scene
+from ..widgets.keys import KeyBar
+from ..widgets.table.board import TableBoard
+from ..widgets.table.faces import Look
+from ..widgets.table.log import GameLog
+from .help import HelpScreen
 from .results import DealEndScreen
 
 
@@ -49,17 +49,21 @@ class ReplayScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right", "step(1)", "Next"),
         Binding("left", "step(-1)", "Back"),
-        Binding("down,pagedown", "deal_end(1)", "Deal end"),
-        Binding("up,pageup", "deal_end(-1)", "Previous deal end", show=False),
+        Binding("down", "deal_end(1)", "Deal end"),
+        Binding("pagedown", "deal_end(1)", "Next deal end", show=False),
+        Binding("up", "deal_end(-1)", "Previous deal end", show=False),
+        Binding("pageup", "deal_end(-1)", "Previous deal end", show=False),
         Binding("space", "play", "Play"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
+        Binding("plus", "speed(1)", "Faster", show=False),
+        Binding("equals_sign", "speed(1)", "Faster", show=False),
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("home", "go(0)", "First move", show=False),
         Binding("end", "go(-1)", "Last move", show=False),
         Binding("r", "results", "Scores"),
         Binding("w", "save", "Save"),
-        Binding("question_mark", "help", "Keys"),
-        Binding("q,escape", "close", "Close"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "close", "Close"),
+        Binding("escape", "close", "Close", show=False),
     ]
 
     playing: reactive[bool] = reactive(False, init=False)
@@ -69,52 +73,55 @@ class ReplayScreen(Screen[None]):
         self,
         replay: Replay,
         title: str,
-        ascii: bool = False,
+        look: Look | None = None,
         standalone: bool = False,
         can_save: bool = False,
     ) -> None:
         super().__init__()
         self.replay = replay
         self.title_text = title
-        self.ascii = ascii
+        self.look = look or Look()
         self.standalone = standalone
         self.can_save = can_save
         self._timer: Timer | None = None
         self._results_open = False
         self._scores_shown = False
-        # The log of the whole game, and how many of its lines stand at each step.
-        self._lines: list[Content] = []
-        self._lines_at: list[int] = []
+        self.board = TableBoard(self.look, id="board")
+        self.log_view = GameLog("", id="log")
+        self.keybar = KeyBar()
+        # The log at each step (told as the live log tells it, a turn to a line) and
+        # what the last player did then (marked on the table as at a live table).
+        story = GameLog("")
+        self._lines_at: list[tuple[Content, ...]] = []
+        self._recent: list[Recent] = []
+        recent = Recent()
         for step in replay.steps:
-            for event in step.events:
-                line = event_line(event, replay.seats, ascii)
-                if line is not None:
-                    self._lines.append(line)
-            self._lines_at.append(len(self._lines))
+            story.tell(step.events, replay.seats, self.ascii)
+            self._lines_at.append(tuple(story.lines))
+            recent = recent.after(step.events)
+            self._recent.append(recent)
+
+    @property
+    def ascii(self) -> bool:
+        return self.look.ascii
 
     def compose(self) -> ComposeResult:
-        yield Static(id="replay-title")
-        yield ScoreLine(self.ascii, id="score")
-        yield HandsView(self.ascii, id="hands")
-        areas = (
-            DiscardPileView(self.ascii, id="pile"),
-            MeldsView(self.ascii, id="melds"),
-            Static(id="replay-bar"),
-            Feed("", keep=len(self._lines) + 1, id="log"),
-        )
-        for area in areas:
-            area.can_focus = False  # the arrow keys step the replay; the mouse still scrolls
-            yield area
-        yield Footer(compact=True)
+        yield self.board
+        yield self.log_view
+        yield self.keybar
 
     def on_mount(self) -> None:
-        self.query_one("#replay-title", Static).update(
-            Content.assemble(Content.styled("Replay: ", "bold"), text.plain(self.title_text, limit=120))
-        )
+        board = self.board
+        for area in (board.hand, board.pile, board.melds, self.log_view):
+            area.can_focus = False  # the arrow keys step the replay; the mouse still scrolls
+        board.fit(*self.app.size)
         self._show_step()
 
     def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.height >= 32, "-tall")
+        width, height = event.size
+        self.board.fit(width, height)
+        self.set_class(32 <= height < 40, "-medium")
+        self.set_class(height >= 40, "-large")
 
     # --- drawing ------------------------------------------------------------------------
 
@@ -122,22 +129,18 @@ class ReplayScreen(Screen[None]):
         replay = self.replay
         step = replay.step
         view = step.view
-        fresh = {}
-        if step.mover is not None and replay.position > 0:
-            before = set(replay.steps[replay.position - 1].hands[step.mover])
-            fresh[step.mover] = frozenset(c for c in step.hands[step.mover] if c not in before)
-        self.query_one(ScoreLine).view = view
-        self.query_one(HandsView).show(view, step.hands, replay.seats, fresh)
-        pile = self.query_one(DiscardPileView)
-        pile.set_pile(view.discard_pile, view.stock_count)
-        self.query_one(MeldsView).show(view.melds, replay.seats)
-        self.query_one(Feed).set_lines(self._lines[: self._lines_at[replay.position]])
-        self._show_bar()
+        scene = Scene(
+            view, replay.seats, recent=self._recent[replay.position], look=self.look, open_hands=step.hands
+        )
+        self.board.show(scene, f"Replay: {self.title_text}", self._bar())
+        self.log_view.set_lines(list(self._lines_at[replay.position]))
         if bool(view.results) != self._scores_shown:  # the footer's r comes and goes (not each move:
             self._scores_shown = bool(view.results)  # redrawing the footer costs more than a step)
             self.refresh_bindings()
+            self.keybar.refresh()
 
-    def _show_bar(self) -> None:
+    def _bar(self) -> Content:
+        """The board's prompt line: where the replay stands and what the keys do."""
         replay = self.replay
         view = replay.step.view
         where = f"Move {replay.position} of {replay.last}, deal {view.deal} of 2"
@@ -149,22 +152,21 @@ class ReplayScreen(Screen[None]):
             else:
                 end = f"the game is over: {text.team_name(won, self.ascii)} win, {max(a, b)} to {min(a, b)}."
             where = f"Move {replay.position} of {replay.last}"  # the deal goes without saying
-            state = Content.assemble(f"{where}: ", Content.styled(end, "bold"), "  home: again")
-        elif self.playing:
+            return Content.assemble(f"{where}: ", end, Content.styled("  home: again", "not bold"))
+        if self.playing:
             mark = ">" if self.ascii else "▶"
-            state = Content.assemble(
-                f"{where}  ",
-                Content.styled(f"{mark} playing, {model.speed_words(self.speed)}", "bold"),
-                "  space pauses, + - speed",
+            return Content.assemble(
+                f"{where}  {mark} playing, {model.speed_words(self.speed)}",
+                Content.styled("  space pauses, + - speed", "not bold"),
             )
-        else:
-            mark = "||" if self.ascii else "❚❚"
-            state = Content.assemble(
-                f"{where}  ",
-                Content.styled(f"{mark} paused", "bold"),
-                f"  space plays ({model.speed_words(self.speed)}), arrows step",
-            )
-        self.query_one("#replay-bar", Static).update(state)
+        mark = "||" if self.ascii else "❚❚"
+        return Content.assemble(
+            f"{where}  {mark} paused",
+            Content.styled(f"  space plays ({model.speed_words(self.speed)}), arrows step", "not bold"),
+        )
+
+    def _show_bar(self) -> None:
+        self.board.prompt.update(self._bar())
 
     # --- moving -------------------------------------------------------------------------
 
@@ -263,9 +265,11 @@ class ReplayScreen(Screen[None]):
         ]
         about = [
             ("every hand", "the game is over, so every hand is shown face up"),
-            ("underlined", "the cards the last move brought into a hand"),
+            ("marked", "what the last player did, as at a live table"),
         ]
-        self.app.push_screen(HelpScreen("Keys of the replay", [("Replay", keys), ("On the table", about)]))
+        self.app.push_screen(
+            HelpScreen("Keys of the replay", [("Replay", keys), ("On the table", about)], self.ascii)
+        )
 
     def action_close(self) -> None:
         self.playing = False

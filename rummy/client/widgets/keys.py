@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.widget import Widget
 
-PINNED = ("help", "quit", "app.quit")  # always shown, at the end
+PINNED = ("help", "quit", "app.quit", "close")  # always shown, at the end
 
 
 class KeyBar(Widget):

@@ -112,7 +112,12 @@ class TableBoard(Vertical):
         # A new deal (or a new game) deals a new hand: sorted afresh, numbered afresh.
         new_deal = self._deal is not None and self._deal != view.deal
         self._deal = view.deal
-        self.hand.set_cards(view.hand or (), self.remembered, keep_fresh=view.my_turn, new_deal=new_deal)
+        if scene.open_hands is not None:  # a replay: the bottom seat's hand, sorted as dealt
+            self.pile.armed = False
+            self.hand.order = ()
+            self.hand.set_cards(scene.open_hands[scene.seat_at("south")], keep_fresh=False)
+        else:
+            self.hand.set_cards(view.hand or (), self.remembered, keep_fresh=view.my_turn, new_deal=new_deal)
         if view.hand is not None:
             self.remembered = ()  # used once: for the hand of the game resumed
         self.hand.hints = scene.hints.hand

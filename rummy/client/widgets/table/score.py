@@ -45,7 +45,7 @@ def score_line(scene: Scene, table_name: str, width: int) -> Content:
     title = text.plain(table_name, "dim", limit=40) if table_name else Content("")
     room = width - deal.cell_length - right.cell_length - 4
     if title.cell_length and room >= 8:
-        left = Content.assemble(deal, "  ", title.truncate(room, ellipsis=True))
+        left = Content.assemble(deal, "  ", text.fit(title, room, look.ascii))
     else:
         left = deal
     gap = max(2, width - left.cell_length - right.cell_length)

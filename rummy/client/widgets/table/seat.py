@@ -15,11 +15,12 @@ from textual.content import Content
 from textual.widget import Widget
 
 from rummy.engine import SEAT_NAMES, team_of
+from rummy.engine.cards import sort_key_suit
 
 from ... import text
 from ...describe import turn_part
 from ...scene import Scene
-from .faces import backs
+from .faces import backs, chip
 
 Place = Literal["south", "west", "north", "east"]
 
@@ -90,11 +91,30 @@ class SeatPanel(Widget):
         self.set_class(info is not None and not info.present, "-away")
         self.refresh()
 
+    def open_hand(self) -> tuple[int, ...] | None:
+        """The hand to show face up here (a replay's), sorted by suit; None at a live
+        table, and at the bottom, where the hand itself is drawn."""
+        scene = self.scene
+        if scene is None or scene.open_hands is None or self.place == "south":
+            return None
+        return tuple(sorted(scene.open_hands[scene.seat_at(self.place)], key=sort_key_suit))
+
     def lines(self, width: int, height: int, now: float | None = None) -> list[Content]:
         """The panel's text: ``height`` lines at most, each at most ``width`` cells."""
-        scene = self.scene
-        if scene is None:
+        if self.scene is None:
             return []
+        hand = self.open_hand()
+        if hand is not None and height >= 3:
+            return self._open_lines(hand, width, height, now)
+        return self._panel_lines(width, height, now, hand)
+
+    def _panel_lines(
+        self, width: int, height: int, now: float | None, hand: tuple[int, ...] | None = None
+    ) -> list[Content]:
+        """The panel as at a live table (with ``hand``: that hand face up in place of the
+        backs, on a panel of one or two lines)."""
+        scene = self.scene
+        assert scene is not None
         now = time.monotonic() if now is None else now
         view, seats, look = scene.view, scene.seats, scene.look
         seat = scene.seat_at(self.place)
@@ -121,11 +141,12 @@ class SeatPanel(Widget):
             if not info.present:
                 name = Content.assemble(name, " ", ("away", "bold reverse"))
         held = view.hand_counts[seat]
-        cards = (
-            Content(f"{held} card{'s' if held != 1 else ''}")
-            if mine and view.hand is not None
-            else backs(held, look, most=min(10, max(3, width - 6)))
-        )
+        if hand is not None:
+            cards = Content(" ").join(chip(card, look) for card in hand) if hand else Content("no cards")
+        elif (mine and view.hand is not None) or scene.open_hands is not None:  # the hand is drawn
+            cards = Content(f"{held} card{'s' if held != 1 else ''}")
+        else:
+            cards = backs(held, look, most=min(10, max(3, width - 6)))
         if seat == view.dealer and view.phase in ("draw", "meld"):
             cards = Content.assemble(cards, ("  dealer", "dim"))
         status: Content | None = None
@@ -138,7 +159,7 @@ class SeatPanel(Widget):
             status = last_action(scene, seat)
         if height <= 1:
             pieces = [where, name, cards] + ([status] if status is not None else [])
-            return [Content("  ").join(pieces).truncate(width, ellipsis=True)]
+            return [text.fit(Content("  ").join(pieces), width, look.ascii)]
         if height == 2:
             rows = [Content("  ").join([where, name, cards])]
             rows.append(status or Content(""))
@@ -148,7 +169,31 @@ class SeatPanel(Widget):
                 rows[2] = status if turn else cards
         else:
             rows = [where, name, cards, status or Content("")]
-        return [row.truncate(width, ellipsis=True) for row in rows[:height]]
+        return [text.fit(row, width, look.ascii) for row in rows[:height]]
+
+    def _open_lines(self, hand: tuple[int, ...], width: int, height: int, now: float | None) -> list[Content]:
+        """A replay's panel: seat and name on one line, the hand face up on as many
+        lines as it needs (the last marked +N if it needs more), then the status."""
+        assert self.scene is not None
+        look = self.scene.look
+        where, name, _cards, status = self._panel_lines(width, 4, now)
+        view = self.scene.view
+        dealer = self.seat == view.dealer and view.phase in ("draw", "meld")
+        head = Content.assemble(where, "  ", name, ("  dealer" if dealer else "", "dim"))
+        rows: list[Content] = [text.fit(head, width, look.ascii)]
+        room = height - 1 - (1 if status.cell_length else 0)
+        per_row = max(1, width // 4)  # a chip is at most three cells, then a space
+        chunks = [hand[i : i + per_row] for i in range(0, len(hand), per_row)]
+        for i, chunk in enumerate(chunks[:room]):
+            line = Content(" ").join(chip(card, look) for card in chunk)
+            if i == room - 1 and len(chunks) > room:
+                line = Content.assemble(line, (f" +{sum(len(c) for c in chunks[room:])}", "bold"))
+            rows.append(line)
+        if not hand:
+            rows.append(Content.styled("no cards", "dim"))
+        if status.cell_length:
+            rows.append(status)
+        return [text.fit(row, width, look.ascii) for row in rows[:height]]
 
     def render(self) -> Content:
         size = self.content_size
