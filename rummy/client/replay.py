@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from rummy.engine import Card, DealEnded, Event, Move, PlayerView, view_for
 from rummy.protocol.record import GameRecordWire, apply_recorded, check_result, opening
-from rummy.protocol.wire import move_from_wire
+from rummy.protocol.wire import PlayedBy, move_from_wire
 
 from .model import SeatInfo, Seats
 
@@ -33,6 +33,7 @@ class Step:
     events: tuple[Event, ...]  # what the move made happen (the opening events at 0)
     move: Move | None  # the move that led here
     mover: int | None  # the seat that made it (None for the server's next deal)
+    auto: PlayedBy | None = None  # who played it for that seat when its player did not
 
     @property
     def deal_end(self) -> bool:
@@ -51,7 +52,10 @@ class Replay:
             move = move_from_wire(wire)
             mover = game.current if game.phase in ("draw", "meld") else None
             events = apply_recorded(game, number, move)
-            steps.append(Step(number, view_for(game, None), _hands(game.hands), tuple(events), move, mover))
+            auto = record.autos[number - 1] if record.autos else None
+            steps.append(
+                Step(number, view_for(game, None), _hands(game.hands), tuple(events), move, mover, auto)
+            )
         check_result(record, game)
         self.steps: tuple[Step, ...] = tuple(steps)
         self.deal_ends: tuple[int, ...] = tuple(s.number for s in steps if s.deal_end)

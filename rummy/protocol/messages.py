@@ -22,6 +22,7 @@ from msgspec import Meta
 
 from .record import GameRecordWire, RecordPlayer
 from .wire import EventWire, MoveWire, Points, Seat, Seating, Team, ViewWire
+from .wire import PlayedBy as PlayedBy  # where it was defined first: it stays importable here
 
 PROTOCOL_VERSION = 1
 DEFAULT_PORT = 7325  # where rummy-server listens unless told otherwise
@@ -320,9 +321,6 @@ class Table(_Push, tag="table"):
     table: TableInfo
     tally: list[TallyLine] = msgspec.field(default_factory=list)
     last_game: GameId | None = None
-
-
-PlayedBy = Literal["timer", "stand_in"]
 
 
 class PastMove(msgspec.Struct, kw_only=True):

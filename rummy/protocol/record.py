@@ -23,6 +23,7 @@ from ..engine import ENGINE_VERSION, Event, Game, GameRecord, IllegalMove, Move,
 from .wire import (
     DealResultWire,
     MoveWire,
+    PlayedBy,
     Points,
     Seat,
     Seating,
@@ -80,6 +81,9 @@ class GameRecordWire(msgspec.Struct, kw_only=True):
     started: float | None = None
     finished: float | None = None
     result: RecordResult | None = None
+    # Who played each move for its seat when its player did not (nil: the player);
+    # empty when nobody ever did, or the writer did not know.
+    autos: Annotated[list[PlayedBy | None], Meta(max_length=MAX_MOVES)] = msgspec.field(default_factory=list)
     moves: Annotated[list[MoveWire], Meta(max_length=MAX_MOVES)]
 
 
@@ -120,6 +124,7 @@ def make_record(
     game_id: int | None = None,
     started: float | None = None,
     finished: float | None = None,
+    autos: Sequence[PlayedBy | None] = (),
 ) -> GameRecordWire:
     """A record from its parts (the server builds it from storage)."""
     if seed < 0:
@@ -135,6 +140,7 @@ def make_record(
         started=started,
         finished=finished,
         result=result,
+        autos=list(autos) if any(a is not None for a in autos) else [],
         moves=[move_to_wire(m) for m in moves],
     )
 
@@ -170,6 +176,8 @@ def check_record(record: GameRecordWire) -> None:
     the four seats, and its engine revision is one this engine knows."""
     if sorted(p.seat for p in record.players) != [0, 1, 2, 3]:
         raise RecordError("The record does not name one player for each of the four seats.")
+    if record.autos and len(record.autos) != len(record.moves):
+        raise RecordError("The record's list of who played each move does not match its moves.")
     if record.engine > ENGINE_VERSION:
         raise RecordError(
             f"This game was played by engine revision {record.engine}, newer than this program's "

@@ -59,6 +59,9 @@ Cards = Annotated[list[Card], Meta(max_length=56)]
 MeldId = Annotated[int, Meta(ge=0, le=1000)]
 Phase = Literal["draw", "meld", "deal_over", "game_over"]
 Seating = Literal["draw", "chosen"]
+# Who played a move for its seat when its player did not: the turn timer, or a bot
+# standing in for a player who is away.
+PlayedBy = Literal["timer", "stand_in"]
 
 
 # --- the parts of a view --------------------------------------------------------

@@ -23,7 +23,7 @@ from ..engine import move_from_data, winner_of
 from ..protocol import errors as E
 from ..protocol.messages import GameSummary, HistoryPage, Record
 from ..protocol.record import RecordPlayer, RecordResult, make_record
-from ..protocol.wire import DealResultWire
+from ..protocol.wire import DealResultWire, PlayedBy
 from .peer import Refused
 from .storage import Storage, StoredPlayer
 
@@ -110,6 +110,7 @@ class _Finished:
     results: str | None
     players: list[StoredPlayer]
     moves: list[dict[str, Any]]
+    autos: list[PlayedBy | None]  # who played each move for its seat, when its player did not
 
 
 def finished_game(db: sqlite3.Connection, game_id: int) -> _Finished | None:
@@ -121,12 +122,13 @@ def finished_game(db: sqlite3.Connection, game_id: int) -> _Finished | None:
     ).fetchone()
     if row is None:
         return None
-    moves = [
-        json.loads(m) for (m,) in db.execute("SELECT move FROM moves WHERE game_id=? ORDER BY n", (game_id,))
-    ]
+    moves, autos = [], []
+    for move, auto in db.execute("SELECT move, auto FROM moves WHERE game_id=? ORDER BY n", (game_id,)):
+        moves.append(json.loads(move))
+        autos.append(auto if auto in ("timer", "stand_in") else None)
     seed, seating, engine, results = row[7:]
     return _Finished(
-        _Row(*row[:7]), int(seed), seating, engine, results, _players(db, [game_id])[game_id], moves
+        _Row(*row[:7]), int(seed), seating, engine, results, _players(db, [game_id])[game_id], moves, autos
     )
 
 
@@ -189,5 +191,6 @@ async def game_record(storage: Storage, game_id: int, request_id: int) -> Record
         game_id=game_id,
         started=found.row.started,
         finished=found.row.finished,
+        autos=found.autos,
     )
     return Record(id=request_id, game_id=game_id, record=record)

@@ -418,3 +418,21 @@ async def test_a_client_run_by_a_door_saves_no_file(state_dir: Path) -> None:
         await pilot.press("w")
         await pilot.pause()
         assert not (state_dir / "replays").exists()
+
+
+async def test_the_replays_log_says_which_moves_a_stand_in_or_the_timer_played() -> None:
+    """As at a live table: a move the server made for a player says so on its line."""
+    rec = record()
+    rec.autos = [None] * len(rec.moves)
+    rec.autos[0] = "stand_in"
+    rec.autos[2] = "timer"
+    app = RummyApp(player_name="", replay=rec, replay_title="autos")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        first = screen.replay.steps[1].mover
+        assert first is not None
+        await pilot.press("right")
+        assert f"played by a bot while {screen.replay.seats.name(first)}" in screen_text(app)
+        await pilot.press("right", "right")
+        assert "time ran out: the server played this" in screen_text(app)

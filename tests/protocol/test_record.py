@@ -116,6 +116,8 @@ def edited(change: dict[str, object]) -> bytes:
         (edited({"seed": "-5"}), "damaged"),
         (edited({"moves": [{"type": "castle"}]}), "damaged"),
         (edited({"players": []}), "damaged"),
+        (edited({"autos": [None, "timer"]}), "does not match its moves"),
+        (edited({"autos": ["a ghost"]}), "damaged"),
     ],
     ids=[
         "garbage",
@@ -127,6 +129,8 @@ def edited(change: dict[str, object]) -> bytes:
         "bad seed",
         "bad move",
         "no players",
+        "autos too short",
+        "autos of a ghost",
     ],
 )
 def test_a_record_that_cannot_be_read_is_refused_in_words(data: bytes, words: str) -> None:

@@ -256,6 +256,9 @@ async def test_a_plain_msgpack_client_lists_the_finished_games_and_replays_one(s
     for deal, recorded in zip(game.results, result["deals"], strict=True):
         assert [list(h) for h in deal.hands] == recorded["hands"]
         assert [s.total for s in deal.scores] == [s["total"] for s in recorded["scores"]]
+    # Every move of the chair left behind was played by a stand-in bot, and the record says so.
+    assert len(record["autos"]) == len(record["moves"]) and "stand_in" in record["autos"]
+    assert set(record["autos"]) <= {None, "timer", "stand_in"}
     missing = await c.request({"type": "get_record", "game_id": summary["game_id"] + 1})
     assert missing["type"] == "error" and missing["code"] == "no-such-game"
     writer.close()

@@ -96,7 +96,7 @@ class ReplayScreen(Screen[None]):
         self._recent: list[Recent] = []
         recent = Recent()
         for step in replay.steps:
-            story.tell(step.events, replay.seats, self.ascii)
+            story.tell(step.events, replay.seats, self.ascii, step.auto)
             self._lines_at.append(tuple(story.lines))
             recent = recent.after(step.events)
             self._recent.append(recent)
