@@ -100,9 +100,11 @@ async def test_with_on_drop_bot_a_bot_plays_the_absent_seat_until_it_returns(ser
     seated = await back.request(Rejoin, token=tokens[0])
     assert isinstance(seated, Seated) and (seated.table_id, seated.chair) == (table_id, 0)
     await back.until(lambda c: c.view is not None and c.table is not None and c.table.chairs[0].present)
-    # Back at the table, Ann is told the deal so far, her stand-in's moves marked.
-    assert back.game is not None and back.game.history is not None
-    told = [(step.auto, e) for step in back.game.history for e in step.events]
+    # Back at the table, Ann is told the deal so far, her stand-in's moves marked. The
+    # bots play on meanwhile, so the story is in the first update she got, not the latest.
+    arrival = next(m for m in back.received if isinstance(m, GameUpdate))
+    assert arrival.history is not None
+    told = [(step.auto, e) for step in arrival.history for e in step.events]
     assert any(auto == "stand_in" and getattr(e, "seat", None) == ann_seat for auto, e in told)
     await play_all([back, bob])
     assert back.view is not None and back.view.phase == "game_over"
