@@ -112,13 +112,14 @@ class Table:
         self.story: list[tuple[list[Event], PlayedBy | None]] = []
         self.games = 0
         self.lock = asyncio.Lock()
-        self.chat: deque[ChatLine] = deque(maxlen=lobby.options.chat_history)
+        self.chat: deque[bytes] = deque(maxlen=lobby.options.chat_history)  # encoded chat lines
         self.auto = Autoplay(self)
         self.closed = False
         # Since when nobody has been present (kept by ``detach`` and the lobby's sweeper).
         self.idle_since = time.monotonic()
         self.opened_by: tuple[Peer, str] | None = None  # (connection, origin) for the quotas
         self._push_soon: asyncio.TimerHandle | None = None  # see push_table_soon
+        self._spectator_frame: tuple[tuple[int, int], bytes] | None = None  # see _spectator_view
         self._chat_budget = TokenBucket(lobby.options.chat_rate, lobby.options.chat_burst)
         self.tally = Tally()  # the games finished here, by partnership
         self.last_finished: int | None = None  # the id of the latest of them
@@ -280,8 +281,9 @@ class Table:
         )
 
     def _add_chat(self, line: ChatLine) -> None:
-        self.chat.append(line)
-        self._broadcast(encode(line))
+        data = encode(line)
+        self.chat.append(data)
+        self._broadcast(data)
 
     def push_table_soon(self) -> None:
         """Tell everyone of a change in who watches, within ``lobby_interval``: pushing
@@ -295,19 +297,31 @@ class Table:
         """Someone just sat, came back or started watching (and was answered): tell the
         table, then give them the game as their seat sees it, the clock and recent chat.
         A new spectator is told at once; the others hear of it with the next push."""
-        if peer.table is self and peer.chair is None:
-            peer.send(TableMessage(table=self.info()))
+        spectator = peer.table is self and peer.chair is None
+        if spectator:
             self.push_table_soon()
         else:
             self.push_table()
         if peer.table is not self:
             return
+        frames = [encode(TableMessage(table=self.info()))] if spectator else []
         if self.game is not None:
-            seat = None if peer.chair is None else self.seat_of_chair(peer.chair)
-            peer.send(self._joining_message(peer, seat))
-            peer.send(self.clock_message())
-        for line in self.chat:
-            peer.send(line)
+            if spectator:
+                frames.append(self._spectator_view(peer))
+            else:
+                assert peer.chair is not None
+                frames.append(encode(self._joining_message(peer, self.seat_of_chair(peer.chair))))
+            frames.append(encode(self.clock_message()))
+        peer.send_frame(b"".join([*frames, *self.chat]))  # one write
+
+    def _spectator_view(self, peer: Peer) -> bytes:
+        """The game as a spectator arriving now sees it (with the deal's story), encoded
+        once per move: watching and leaving again and again built it anew each time."""
+        assert self.game is not None
+        key = (self.game_id, len(self.game.moves))
+        if self._spectator_frame is None or self._spectator_frame[0] != key:
+            self._spectator_frame = (key, encode(self._joining_message(peer, None)))
+        return self._spectator_frame[1]
 
     # --- joining and leaving ---------------------------------------------------------
 
