@@ -26,10 +26,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rummy.client.replay import Replay
-from rummy.engine import Game, move_to_data, view_for
+from rummy.engine import Game, view_for
 from rummy.engine.bots import make_bot
+from rummy.protocol.wire import move_to_wire
 from rummy.server import archive
-from rummy.server.storage import Storage, StoredPlayer
+from rummy.server import statements as sql
+from rummy.server.statements import StoredPlayer
+from rummy.server.storage import Storage
 
 
 def one_game(seed: int) -> Game:
@@ -43,21 +46,19 @@ def one_game(seed: int) -> Game:
 async def fill(storage: Storage, games: int, players: int, game: Game) -> None:
     rng = random.Random(1)
     names = [f"player{i}" for i in range(players)]
-    moves = [move_to_data(m) for m in game.moves]
+    moves = [move_to_wire(m) for m in game.moves]
     batch = []
     for game_id in range(1, games + 1):
         table_id = (game_id - 1) // 5 + 1
         if game_id % 5 == 1:
-            batch.append(storage.new_table(table_id, f"table {table_id}", "{}", 0))
+            batch.append(sql.new_table(table_id, f"table {table_id}", "{}", 0))
         seated = rng.sample(names, 4)
-        batch.append(storage.new_game(game_id, table_id, (game_id - 1) % 5 + 1, game.seed, "draw", seated))
+        batch.append(sql.new_game(game_id, table_id, (game_id - 1) % 5 + 1, game.seed, "draw", seated))
         seat_of = game.partner_draw.seat_of_player
-        batch += [
-            storage.game_player(game_id, StoredPlayer(seat_of[c], c, seated[c], False)) for c in range(4)
-        ]
+        batch += [sql.game_player(game_id, StoredPlayer(seat_of[c], c, seated[c], False)) for c in range(4)]
         if game_id > games - 100:  # the newest hundred have their moves (the records fetched)
-            batch += [storage.add_move(game_id, n, m) for n, m in enumerate(moves)]
-        batch.append(storage.finish_game(game_id, game.totals()))
+            batch += [sql.add_move(game_id, n, m) for n, m in enumerate(moves)]
+        batch.append(sql.finish_game(game_id, game.totals()))
         if len(batch) >= 20_000:
             await storage.write(batch)
             batch = []

@@ -24,8 +24,9 @@ from ..protocol import errors as E
 from ..protocol.messages import GameSummary, HistoryPage, Record
 from ..protocol.record import RecordPlayer, RecordResult, make_record
 from ..protocol.wire import DealResultWire, PlayedBy
-from .peer import Refused
-from .storage import Storage, StoredPlayer
+from .refused import Refused
+from .statements import StoredPlayer
+from .storage import Storage
 
 # One game's row as the list shows it; the order of the columns is the order of
 # ``_Row``'s fields.

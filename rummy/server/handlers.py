@@ -1,17 +1,21 @@
 """What each request does (docs/PROTOCOL.md): one function, one ``match``.
 
-A handler answers its request (``ok``, ``seated``...) or raises ``Refused``,
-which the session turns into an ``error`` with the request's id. Player text
-is sanitised here, once, before anyone else sees it.
+A request about a table is handed to that table's master (through its runner),
+which answers it (``ok``, ``seated``...) with the news for everyone at the table;
+the others are answered here. Either way a refusal is a ``Refused``, which the
+session turns into an ``error`` with the request's id. Player text is cleaned
+here, once, before anyone else sees it.
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..protocol import errors as E
-from ..protocol.codec import MAX_CLIENT_FRAME
+from ..protocol.codec import MAX_CLIENT_FRAME, encode
 from ..protocol.messages import (
     PROTOCOL_VERSION,
     AddBot,
@@ -35,20 +39,29 @@ from ..protocol.messages import (
     Sit,
     Start,
     Watch,
-    Watching,
     Welcome,
 )
 from ..protocol.sanitize import CHAT_LIMIT, NAME_LIMIT, TABLE_NAME_LIMIT, sanitize
 from ..protocol.wire import move_from_wire
 from . import archive
+from .lobby import Lobby
+from .master import Change, TableMaster
 from .options import ServerOptions
-from .peer import Refused
-
-if TYPE_CHECKING:
-    from .session import Session
-    from .table import Table
+from .peer import Connection
+from .refused import Refused
+from .storage import Storage
 
 SERVER_NAME = "rummy-server"
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    """What the handlers need of the server."""
+
+    lobby: Lobby
+    storage: Storage
+    stats: Counter[str]  # what the guards did, by kind
+    room_for_newcomer: Callable[[], bool]
 
 
 def cost(msg: ClientMessage, options: ServerOptions) -> int:
@@ -68,13 +81,14 @@ def cost(msg: ClientMessage, options: ServerOptions) -> int:
             return 1
 
 
-async def handle(s: Session, msg: ClientMessage) -> None:
+async def handle(s: Connection, msg: ClientMessage, host: Host) -> None:
     if not s.said_hello:
         if not isinstance(msg, Hello):
             raise Refused(E.HELLO_FIRST, "Say hello first.")
-        await _hello(s, msg)
+        await _hello(s, msg, host)
         return
-    lobby = s.server.lobby
+    lobby = host.lobby
+    you = s.visitor
     match msg:
         case Hello():
             raise Refused(E.HELLO_AGAIN, "You have already said hello.")
@@ -85,64 +99,48 @@ async def handle(s: Session, msg: ClientMessage) -> None:
             else:
                 lobby.unsubscribe(s)
         case CreateTable():
-            _not_at_table(s)
+            _not_at_table(s, lobby)
             name = sanitize(msg.name, TABLE_NAME_LIMIT) or f"{s.name}'s table"
-            table, token = await lobby.create_table(s, name, msg.options, msg.chair)
-            s.send(Seated(id=msg.id, table_id=table.id, chair=msg.chair, token=token))
-            table.arrived(s)
-        case Sit():
-            _not_at_table(s)
-            table = _table(s, msg.table_id)
-            token = await table.sit(s, msg.chair)
-            s.send(Seated(id=msg.id, table_id=table.id, chair=msg.chair, token=token))
-            table.arrived(s)
+            await lobby.create_table(s, you, name, msg.options, msg.chair, msg.id)
+        case Sit(table_id=table_id, chair=chair):
+            _not_at_table(s, lobby)
+            await lobby.run(table_id, lambda t: t.sit(you, chair, msg.id))
         case Rejoin():
-            table, chair = _reclaim(s, msg.token)
-            s.send(Seated(id=msg.id, table_id=table.id, chair=chair, token=msg.token))
-            table.arrived(s)
-        case Watch():
-            _not_at_table(s)
-            table = _table(s, msg.table_id)
-            table.watch(s)
-            s.send(Watching(id=msg.id, table_id=table.id))
-            table.arrived(s)
+            table_id, chair = _reclaim_or_refuse(s, lobby, msg.token)
+            seated = encode(Seated(id=msg.id, table_id=table_id, chair=chair, token=msg.token))
+            await lobby.run(table_id, lambda t: t.reclaim(you, chair, seated))
+        case Watch(table_id=table_id):
+            _not_at_table(s, lobby)
+            await lobby.run(table_id, lambda t: t.watch(you, msg.id))
         case Leave():
-            await _my_table(s).leave(s)
-            s.send(Ok(id=msg.id))
-        case AddBot():
-            await _my_table(s).add_bot(s, msg.chair, msg.level)
-            s.send(Ok(id=msg.id))
-        case RemoveBot():
-            await _my_table(s).remove_bot(s, msg.chair)
-            s.send(Ok(id=msg.id))
+            await _at_my_table(s, lobby, lambda t: t.leave(you, msg.id))
+        case AddBot(chair=chair, level=level):
+            await _at_my_table(s, lobby, lambda t: t.add_bot(you, chair, level, msg.id))
+        case RemoveBot(chair=chair):
+            await _at_my_table(s, lobby, lambda t: t.remove_bot(you, chair, msg.id))
         case Start():
-            await _my_table(s).start(s)
-            s.send(Ok(id=msg.id))
-        case MoveRequest():
-            await _my_table(s).play(s, move_from_wire(msg.move), msg.after, msg.id)
+            await _at_my_table(s, lobby, lambda t: t.start(you, msg.id))
+        case MoveRequest(after=after):
+            move = move_from_wire(msg.move)
+            await _at_my_table(s, lobby, lambda t: t.play(you, move, after, msg.id))
         case Ready():
-            await _my_table(s).ready(s)
-            s.send(Ok(id=msg.id))
+            await _at_my_table(s, lobby, lambda t: t.ready(you, msg.id))
         case PlayAgain():
-            table = _my_table(s)
-            await table.play_again(s)
-            s.send(Ok(id=msg.id))
+            await _at_my_table(s, lobby, lambda t: t.play_again(you, msg.id))
         case Chat():
-            table = _my_table(s)
+            table = _my_table(s, lobby)
             table.chat_or_refuse()  # before the cleaning: the table's budget bounds that work too
             text = sanitize(msg.text, CHAT_LIMIT)
-            if text:
-                table.post_chat(s, text)
-            s.send(Ok(id=msg.id))
+            await _at_my_table(s, lobby, lambda t: t.chat(you, text, msg.id))
         case Ping():
             s.send(Pong(id=msg.id, time=time.time()))
         case History():
-            s.send(await archive.history_page(s.server.storage, s.name, msg.limit, msg.before, msg.id))
+            s.send(await archive.history_page(host.storage, s.name, msg.limit, msg.before, msg.id))
         case GetRecord():
-            s.send(await archive.game_record(s.server.storage, msg.game_id, msg.id))
+            s.send(await archive.game_record(host.storage, msg.game_id, msg.id))
 
 
-async def _hello(s: Session, msg: Hello) -> None:
+async def _hello(s: Connection, msg: Hello, host: Host) -> None:
     if msg.version != PROTOCOL_VERSION:
         s.fail(
             E.VERSION,
@@ -153,59 +151,56 @@ async def _hello(s: Session, msg: Hello) -> None:
     name = sanitize(msg.name, NAME_LIMIT)
     if not name:
         raise Refused(E.BAD_NAME, "Choose a name with at least one letter in it.")
-    found = s.server.lobby.find_token(msg.token) if msg.token else None
-    if found is None and not s.server.room_for_newcomer():
-        s.server.stats["lobby_full"] += 1
+    lobby = host.lobby
+    found = lobby.registry.find_token(msg.token) if msg.token else None
+    if found is None and not host.room_for_newcomer():
+        host.stats["lobby_full"] += 1
         s.fail(E.TOO_MANY_CONNECTIONS, "The server is full: try again in a while.", msg.id)
         return
-    s.name = name
-    s.said_hello = True
-    s.wants_legal_moves = msg.legal_moves
-    if found is not None:
-        table, chair = found
-        table.reclaim(s, chair)
-    s.send(
+    s.said_hello_as(name, msg.legal_moves)
+    welcome = encode(
         Welcome(
             id=msg.id,
             version=PROTOCOL_VERSION,
             name=name,
             server=SERVER_NAME,
             max_frame=MAX_CLIENT_FRAME,
-            table_id=None if found is None else found[0].id,
+            table_id=None if found is None else found[0],
             chair=None if found is None else found[1],
             token_refused=msg.token is not None and found is None,
         )
     )
     if msg.lobby:
-        s.server.lobby.subscribe(s)
-    if found is not None:
-        found[0].arrived(s)
+        welcome += lobby.subscribe(s, send=False)
+    if found is None:
+        s.send_frame(welcome)
+        return
+    table_id, chair = found
+    you = s.visitor
+    await lobby.run(table_id, lambda t: t.reclaim(you, chair, welcome))
 
 
-def _not_at_table(s: Session) -> None:
-    if s.table is not None:
+def _not_at_table(s: Connection, lobby: Lobby) -> None:
+    if lobby.registry.place_of(s.id) is not None:
         raise Refused(E.ALREADY_AT_TABLE, "Leave your table first.")
 
 
-def _my_table(s: Session) -> Table:
-    if s.table is None:
-        raise Refused(E.NOT_AT_TABLE, "You are not at a table.")
-    return s.table
-
-
-def _table(s: Session, table_id: int) -> Table:
-    table = s.server.lobby.tables.get(table_id)
+def _my_table(s: Connection, lobby: Lobby) -> TableMaster:
+    table = lobby.table_of(s)
     if table is None:
-        raise Refused(E.NO_SUCH_TABLE, "There is no such table.")
+        raise Refused(E.NOT_AT_TABLE, "You are not at a table.")
     return table
 
 
-def _reclaim(s: Session, token: str) -> tuple[Table, int]:
-    found = s.server.lobby.find_token(token)
+async def _at_my_table(s: Connection, lobby: Lobby, make: Callable[[TableMaster], Change]) -> None:
+    await lobby.run(_my_table(s, lobby).id, make)
+
+
+def _reclaim_or_refuse(s: Connection, lobby: Lobby, token: str) -> tuple[int, int]:
+    found = lobby.registry.find_token(token)
     if found is None:
         raise Refused(E.BAD_TOKEN, "No chair has this token (the table may have closed).")
-    table, chair = found
-    if s.table is not None and not (s.table is table and s.chair == chair):
+    place = lobby.registry.place_of(s.id)
+    if place is not None and place != found:
         raise Refused(E.ALREADY_AT_TABLE, "Leave your table first.")
-    table.reclaim(s, chair)
-    return table, chair
+    return found

@@ -20,6 +20,7 @@ from ..protocol import errors as E
 from ..protocol.codec import encode
 from ..protocol.messages import Error
 from .fdlimit import BACKLOG
+from .handlers import Host
 from .lobby import Lobby
 from .logguard import Throttled
 from .options import ServerOptions
@@ -59,7 +60,8 @@ class Server:
         # every few seconds.
         self.stats: Counter[str] = Counter()
         self.warn = Throttled(log)
-        self.seated = 0  # sessions in a chair (kept by Session.chair)
+        self._host = Host(self.lobby, storage, self.stats, self.room_for_newcomer)
+        self._last_id = 0
         self._listener: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.host = ""
@@ -94,8 +96,10 @@ class Server:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)  # notice peers that vanished
             if sock.family in (socket.AF_INET, socket.AF_INET6):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        session = Session(self, reader, writer, address, origin)
+        self._last_id += 1
+        session = Session(self._last_id, self._host, self.options, self.warn, reader, writer, address, origin)
         self.sessions.add(session)
+        self.lobby.arrive(session)
         self._per_address[origin] += 1
         task = asyncio.current_task()
         if task is not None:
@@ -117,7 +121,7 @@ class Server:
         chair with its token), so that lobby idlers cannot fill the server."""
         options = self.options
         reserve = int(options.max_connections * options.player_reserve)
-        return len(self.sessions) - self.seated <= options.max_connections - reserve
+        return len(self.sessions) - self.lobby.registry.seated <= options.max_connections - reserve
 
     async def close(self) -> None:
         """Stop listening, say goodbye to every connection, finish the writes in flight."""

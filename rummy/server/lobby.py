@@ -1,8 +1,10 @@
-"""The lobby: every open table, who follows the table list, and the seat tokens.
+"""The lobby: every open table, who follows the table list, and who sits where.
 
-It also restores the tables and their unfinished games from storage at start
-(replaying each game's moves from its seed), and closes tables nobody has been
-at for a while.
+Each table is a ``TableMaster`` run by its ``TableRunner``; the lobby creates them,
+keeps the registry of places and seat tokens their outcomes fill, and pushes the
+table list to its followers. It also restores the tables and their unfinished
+games from storage at start (replaying each game's moves from its seed), and
+closes tables nobody has been at for a while.
 """
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
-import sqlite3
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -21,11 +23,15 @@ from ..engine import Game, GameRecord, move_from_data
 from ..protocol import errors as E
 from ..protocol.codec import encode
 from ..protocol.messages import Lobby as LobbyMessage
-from ..protocol.messages import LobbyGone, LobbyTable, TableInfo, TableOptions
+from ..protocol.messages import LobbyGone, LobbyTable, RequestId, TableOptions
+from . import statements as sql
+from .master import Chair, Change, Context, TableMaster, Visitor
 from .options import ServerOptions
-from .peer import Peer, Refused
-from .storage import Snapshot, Storage, StoredTable, token_hash
-from .table import Chair, Table
+from .peer import Peer
+from .refused import Refused
+from .registry import Registry
+from .runner import TableRunner
+from .storage import Snapshot, Storage, StoredTable
 from .thinking import Thinker, level_or_normal
 
 log = logging.getLogger(__name__)
@@ -36,9 +42,11 @@ class Lobby:
         self.storage = storage
         self.options = options
         self.thinker = Thinker(options.bot_workers, options.hard_bot_iterations)  # where hard bots think
-        self.tables: dict[int, Table] = {}
+        self.registry = Registry()
+        self.context = Context(options, self.next_game_id, self.thinker.new_bot)
+        self.tables: dict[int, TableMaster] = {}
+        self._runners: dict[int, TableRunner] = {}
         self.subscribers: set[Peer] = set()
-        self._tokens: dict[str, tuple[Table, int]] = {}  # token hash -> (table, chair)
         self._last_table_id = 0
         self._last_game_id = 0
         self._creating = 0
@@ -51,46 +59,75 @@ class Lobby:
         self._behind: set[Peer] = set()
         self._whole: bytes | None = None  # the encoded ``lobby`` frame, see _whole_list
         # Open tables by who opened them, for the quotas (restored tables count for nobody).
-        self._opened_by: Counter[Peer] = Counter()
+        self._opener: dict[int, tuple[int, str]] = {}  # table id -> (connection id, origin)
+        self._opened_by: Counter[int] = Counter()
         self._opened_from: Counter[str] = Counter()
-
-    # --- ids and tokens ----------------------------------------------------------------
 
     def next_game_id(self) -> int:
         self._last_game_id += 1
         return self._last_game_id
 
-    def register_token(self, hashed: str, table: Table, chair: int) -> None:
-        self._tokens[hashed] = (table, chair)
+    # --- the tables and who is at them -----------------------------------------------------
 
-    def unregister_token(self, hashed: str) -> None:
-        self._tokens.pop(hashed, None)
+    def runner(self, table_id: int) -> TableRunner:
+        return self._runners[table_id]
 
-    def find_token(self, token: str) -> tuple[Table, int] | None:
-        return self._tokens.get(token_hash(token))
+    def run(self, table_id: int, make: Callable[[TableMaster], Change]) -> Any:
+        """Run the change ``make(table)`` at table ``table_id`` (awaitable)."""
+        runner = self._runners.get(table_id)
+        if runner is None:
+            raise Refused(E.NO_SUCH_TABLE, "There is no such table.")
+        return runner.run(lambda: make(runner.master))
+
+    def table_of(self, peer: Peer) -> TableMaster | None:
+        """The table ``peer`` sits at or watches."""
+        place = self.registry.place_of(peer.id)
+        return None if place is None else self.tables.get(place[0])
+
+    def arrive(self, peer: Peer) -> None:
+        self.registry.connect(peer)
+
+    def depart(self, peer: Peer) -> None:
+        """The connection is over: its table holds its chair for the token."""
+        self.unsubscribe(peer)
+        place = self.registry.disconnect(peer.id)
+        if place is not None and place[0] in self._runners:
+            self._runners[place[0]].post(lambda: self.tables[place[0]].detach(peer.id))
+
+    def _add(self, table: TableMaster) -> TableRunner:
+        runner = TableRunner(
+            table, self.storage, self.thinker, self.registry, self._table_changed, self._gone
+        )
+        self._runners[table.id] = runner
+        return runner
 
     # --- the table list -----------------------------------------------------------------
 
-    def subscribe(self, peer: Peer) -> None:
+    def subscribe(self, peer: Peer, send: bool = True) -> bytes:
+        """Follow the table list; returns it (sent at once unless ``send`` is false)."""
         self.subscribers.add(peer)
         self._behind.discard(peer)
-        peer.send_frame(self._whole_list())
+        listing = self._whole_list()
+        if send:
+            peer.send_frame(listing)
+        return listing
 
     def unsubscribe(self, peer: Peer) -> None:
         self.subscribers.discard(peer)
         self._behind.discard(peer)
 
-    def table_changed(self, info: TableInfo) -> None:
-        if info.table_id in self.tables:
-            self._mark(info.table_id)
+    def _table_changed(self, table: TableMaster) -> None:
+        if table.id in self.tables:
+            self._mark(table.id)
 
-    def remove_table(self, table: Table) -> None:
+    def _gone(self, table: TableMaster) -> None:
+        self._runners.pop(table.id, None)
         if self.tables.pop(table.id, None) is not None:
             self._mark(table.id)
-            if table.opened_by is not None:
-                peer, origin = table.opened_by
-                _discount(self._opened_by, peer)
-                _discount(self._opened_from, origin)
+            opener = self._opener.pop(table.id, None)
+            if opener is not None:
+                _discount(self._opened_by, opener[0])
+                _discount(self._opened_from, opener[1])
 
     def _whole_list(self) -> bytes:
         """The ``lobby`` frame, encoded once and shared by every subscriber until the
@@ -136,7 +173,8 @@ class Lobby:
                 frames.append(encode(LobbyTable(table=table.info())))
         data = b"".join(frames)
         for peer in self.subscribers:
-            if peer.table is not None and peer.table.status == "playing":
+            table = self.table_of(peer)
+            if table is not None and table.status == "playing":
                 self._behind.add(peer)  # busy playing: most lobby traffic was to such players
             elif peer in self._behind:
                 self._behind.discard(peer)
@@ -145,39 +183,46 @@ class Lobby:
                 peer.send_frame(data)
 
     async def create_table(
-        self, peer: Peer, name: str, options: TableOptions, chair: int
-    ) -> tuple[Table, str]:
-        """A new table with ``peer`` in ``chair`` as its creator; returns it and the token."""
+        self,
+        peer: Peer,
+        visitor: Visitor,
+        name: str,
+        options: TableOptions,
+        chair: int,
+        request_id: RequestId,
+    ) -> TableMaster:
+        """A new table with ``peer`` in ``chair`` as its creator (answered ``seated``)."""
         if len(self.tables) + self._creating >= self.options.max_tables:
             raise Refused(E.TOO_MANY_TABLES, "The server holds as many tables as it can; join one.")
         self._quota_or_refuse(peer)
         self._last_table_id += 1
-        table = Table(self, self._last_table_id, name, options, chair)
+        table = TableMaster(self.context, self._last_table_id, name, options, chair)
+        runner = self._add(table)
         self._creating += 1
-        self._opened_by[peer] += 1  # counted at once: two creates in flight cannot both pass
+        self._opened_by[peer.id] += 1  # counted at once: two creates in flight cannot both pass
         self._opened_from[peer.origin] += 1
+        created = sql.new_table(table.id, name, msgspec.json.encode(options).decode(), chair)
         try:
-            await self.storage.write(
-                [self.storage.new_table(table.id, name, msgspec.json.encode(options).decode(), chair)]
-            )
-            token = await table.sit(peer, chair)
+            await runner.run(lambda: table.sit(visitor, chair, request_id, also=[created]))
         except BaseException:
-            _discount(self._opened_by, peer)
+            _discount(self._opened_by, peer.id)
             _discount(self._opened_from, peer.origin)
+            self._runners.pop(table.id, None)
             raise
         finally:
             self._creating -= 1
-        table.opened_by = (peer, peer.origin)
+        self._opener[table.id] = (peer.id, peer.origin)
         self.tables[table.id] = table
+        self._mark(table.id)
         log.info("table %s created by %s: %r", table.id, peer.name, name)
-        return table, token
+        return table
 
     def _quota_or_refuse(self, peer: Peer) -> None:
         """One connection, or one address, may hold only so many open tables: a table
         whose players left it to the bots stays open (for them to come back), and
         opening them one after another took every table of the server."""
         mine = self.options.tables_per_connection
-        if self._opened_by[peer] >= mine:
+        if self._opened_by[peer.id] >= mine:
             raise Refused(
                 E.TABLE_QUOTA, f"You have opened {mine} tables that are still open; play at one of them."
             )
@@ -205,15 +250,16 @@ class Lobby:
                 log.error("table %s set aside, not restored: %s", stored.id, _why(error))
                 continue
             self.tables[table.id] = table
+            self._add(table)
             for c in table.chairs:
                 if c is not None and c.token_hash:
-                    self.register_token(c.token_hash, table, c.index)
+                    self.registry.add_token(c.token_hash, table.id, c.index)
         log.info("restored %d tables", len(self.tables))
 
-    def _restore_table(self, stored: StoredTable) -> Table:
+    def _restore_table(self, stored: StoredTable) -> TableMaster:
         """A table as storage kept it (a bot stored before levels plays at normal)."""
         options = msgspec.json.decode(stored.options, type=TableOptions)
-        table = Table(self, stored.id, stored.name, options, stored.creator)
+        table = TableMaster(self.context, stored.id, stored.name, options, stored.creator)
         for sc in stored.chairs:
             if not 0 <= sc.chair < len(table.chairs):
                 raise ValueError(f"chair {sc.chair} is not one of 0..3")
@@ -235,17 +281,12 @@ class Lobby:
             # The engine revision that plays it (a newer one than ours is refused).
             start = Game.replay(GameRecord(g.seed, g.seating, ()), g.engine)  # type: ignore[arg-type]
             table.resume(g.id, start, moves, autos)  # type: ignore[arg-type]
-            assert table.game is not None
-            table.status = "finished" if table.game.is_over else "playing"
-            for c in table.chairs:
-                if c is not None:
-                    c.ready = c.bot and table.game.is_over
         return table
 
     def start(self) -> None:
         """Set restored games moving again (bots, clocks) and start the sweeper."""
-        for table in list(self.tables.values()):
-            table.auto.replan()
+        for runner in self._runners.values():
+            runner.post(runner.master.replan)
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def _sweep(self) -> None:
@@ -269,11 +310,11 @@ class Lobby:
                     continue
                 log.info("table %s %s: closed", table.id, "deserted" if playing else "abandoned")
                 try:
-                    await table.close()
-                except sqlite3.Error as error:  # it stays open; the next sweep tries again
+                    await self.run(table.id, lambda t: t.close())
+                except Refused as refused:  # it stays open; the next sweep tries again
                     failures += 1
                     if failures == 1 or failures % 100 == 0:
-                        log.error("closing table %s failed (%d so far): %s", table.id, failures, error)
+                        log.error("closing table %s failed (%d so far): %s", table.id, failures, refused.text)
 
     async def stop(self) -> None:
         sweeper = getattr(self, "_sweeper", None)
@@ -282,8 +323,8 @@ class Lobby:
         if self._flush is not None:
             self._flush.cancel()
             self._flush = None
-        for table in self.tables.values():
-            table.auto.cancel()
+        for runner in self._runners.values():
+            runner.stop()
         self.thinker.close()
 
 

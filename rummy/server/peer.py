@@ -1,30 +1,20 @@
-"""What tables and the lobby need of a connection: a name, where it is, a way to send.
+"""What the lobby and the tables' runners need of a connection: an id, a name, a way to send.
 
-``Session`` implements it; tests may use any object that does.
+``Session`` implements it; tests may use any object that does. Where a connection
+sits is not its own to say: the lobby's registry keeps that (``Lobby.place_of``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .table import Table
-
-
-class Refused(Exception):
-    """A request refused with a stable ``code`` and a sentence; nothing changed."""
-
-    def __init__(self, code: str, text: str) -> None:
-        super().__init__(text)
-        self.code = code
-        self.text = text
+from .master import Visitor
 
 
 class Peer(Protocol):
+    id: int  # unique among the server's connections
     name: str
     origin: str  # the address (IPv6: the /64) its per-address caps count it under
-    table: Table | None
-    chair: int | None  # None: not seated (a spectator when ``table`` is set)
     wants_legal_moves: bool  # the hello asked for the seat's legal moves in game pushes
 
     @property
@@ -33,3 +23,17 @@ class Peer(Protocol):
     def send(self, message: Any) -> None: ...
 
     def send_frame(self, data: bytes) -> None: ...
+
+
+class Connection(Peer, Protocol):
+    """A peer as the request handlers see it (``Session`` is one)."""
+
+    @property
+    def said_hello(self) -> bool: ...
+
+    @property
+    def visitor(self) -> Visitor: ...
+
+    def said_hello_as(self, name: str, legal_moves: bool) -> None: ...
+
+    def fail(self, code: str, text: str, request_id: int | None = None) -> None: ...

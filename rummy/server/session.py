@@ -15,19 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..protocol import errors as E
 from ..protocol.codec import client_decoder, encode
 from ..protocol.errors import ProtocolError
 from ..protocol.messages import ClientMessage, Error
-from .handlers import cost, handle
-from .peer import Refused
+from .handlers import Host, cost, handle
+from .logguard import Throttled
+from .master import Visitor
+from .options import ServerOptions
 from .ratelimit import TokenBucket
-
-if TYPE_CHECKING:
-    from .listener import Server
-    from .table import Table
+from .refused import Refused
 
 log = logging.getLogger(__name__)
 
@@ -39,47 +38,45 @@ FLOOD_WINDOW = 10.0  # seconds: more than flood_limit dropped requests in about 
 class Session:
     def __init__(
         self,
-        server: Server,
+        conn_id: int,
+        host: Host,
+        options: ServerOptions,
+        warn: Throttled,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         address: str,
         origin: str,
     ) -> None:
-        self.server = server
+        self.id = conn_id
+        self.host = host
+        self.options = options
+        self.warn = warn  # the server's log, a line of each kind every few seconds
         self.reader = reader
         self.writer = writer
         self.address = address  # the peer's IP address, for the log
         self.origin = origin  # what it counts as for the per-address caps
         self.name = ""
-        self.table: Table | None = None
-        self._chair: int | None = None
         self.said_hello = False
         self.wants_legal_moves = False
+        self.visitor = Visitor(conn_id, "")
         self._closed = False
         self._over_rate = False  # a request was refused for the rate: read it less often
         self._held = bytearray()  # answers to send soon (see _hold)
         self._release: asyncio.TimerHandle | None = None
         self._decoder = client_decoder()
-        self._bucket = TokenBucket(server.options.rate, server.options.burst)
+        self._bucket = TokenBucket(options.rate, options.burst)
         # Dropped requests are counted over a window, so a client that goes over the
         # rate now and then is not cut off for good after its hundredth slip.
-        limit = server.options.flood_limit
+        limit = options.flood_limit
         self._drops = TokenBucket(limit / FLOOD_WINDOW, limit)
 
     @property
     def closed(self) -> bool:
         return self._closed
 
-    @property
-    def chair(self) -> int | None:
-        """The chair this connection sits in (None: in the lobby, or watching)."""
-        return self._chair
-
-    @chair.setter
-    def chair(self, chair: int | None) -> None:
-        if (chair is None) != (self._chair is None):  # the server counts who sits
-            self.server.seated += 1 if chair is not None else -1
-        self._chair = chair
+    def said_hello_as(self, name: str, legal_moves: bool) -> None:
+        self.name, self.wants_legal_moves, self.said_hello = name, legal_moves, True
+        self.visitor = Visitor(self.id, name, legal_moves)
 
     # --- sending ------------------------------------------------------------------------
 
@@ -96,9 +93,9 @@ class Session:
         if transport.is_closing():
             self._closed = True
             return
-        if transport.get_write_buffer_size() + len(data) > self.server.options.max_write_buffer:
-            self.server.warn.warning("slow-reader", "%s does not read its frames; dropped", self.address)
-            self.server.stats["slow_reader"] += 1
+        if transport.get_write_buffer_size() + len(data) > self.options.max_write_buffer:
+            self.warn.warning("slow-reader", "%s does not read its frames; dropped", self.address)
+            self.host.stats["slow_reader"] += 1
             self._closed = True
             transport.abort()
             return
@@ -194,12 +191,12 @@ class Session:
             self._watchdog = None
         if self._closed:
             return
-        options = self.server.options
+        options = self.options
         loop = asyncio.get_running_loop()
         now = loop.time()
         if not self.said_hello:
             due, code, text = self._opened_at + options.hello_timeout, E.HELLO_TIMEOUT, "No hello in time."
-        elif self.table is None:
+        elif self.host.lobby.registry.place_of(self.id) is None:
             due, code, text = (
                 self._heard_at + options.idle_timeout,
                 E.IDLE_TIMEOUT,
@@ -211,18 +208,18 @@ class Session:
             due = self._partial_since + options.frame_timeout
             code, text = E.FRAME_TIMEOUT, f"A frame took more than {options.frame_timeout:g} s to arrive."
         if now >= due and code:
-            self.server.stats[code] += 1
+            self.host.stats[code] += 1
             self.fail(code, text)
             return
         self._watchdog = loop.call_at(max(due, now + 0.001), self._watch)
 
     async def _receive(self, item: ClientMessage | ProtocolError) -> None:
-        options = self.server.options
+        options = self.options
         price = options.bad_frame_cost if isinstance(item, ProtocolError) else cost(item, options)
         if not self._bucket.allow(price):
             if not self._drops.allow():
-                self.server.warn.warning("flood", "%s floods; cut off", self.address)
-                self.server.stats["flood"] += 1
+                self.warn.warning("flood", "%s floods; cut off", self.address)
+                self.host.stats["flood"] += 1
                 self.fail(E.FLOOD, "Too many requests: goodbye.")
                 return
             # Every request gets exactly one answer, so a client that waits for each
@@ -234,20 +231,20 @@ class Session:
             )
             return
         if isinstance(item, ProtocolError):
-            self.server.stats["bad_frame"] += 1
-            self.server.warn.warning("bad-frame", "%s sent a bad frame: %s", self.address, item.text)
+            self.host.stats["bad_frame"] += 1
+            self.warn.warning("bad-frame", "%s sent a bad frame: %s", self.address, item.text)
             self.send(Error(id=item.request_id, code=item.code, text=item.text, fatal=item.fatal))
             if item.fatal:
                 self.close()
             return
         try:
-            await handle(self, item)
+            await handle(self, item, self.host)
         except Refused as refused:
             self.send(Error(id=item.id, code=refused.code, text=refused.text))
         except Exception:
             # A bug: its traceback is logged (at most once every few seconds, however often
             # a peer finds it), the peer told that nothing changed.
-            self.server.warn.log(
+            self.warn.log(
                 logging.ERROR,
                 "internal",
                 "request %s from %s failed",
@@ -262,6 +259,4 @@ class Session:
     def _gone(self) -> None:
         """The connection is over: keep the chair for its token, stop the pushes."""
         self.close()
-        self.server.lobby.unsubscribe(self)
-        if self.table is not None:
-            self.table.detach(self)
+        self.host.lobby.depart(self)

@@ -23,12 +23,10 @@ power cut; an operator may choose it for a slow disk (``rummy-server --sync``).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -36,10 +34,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..engine import ENGINE_VERSION, Game
+from .statements import Statement
 
 log = logging.getLogger(__name__)
 
-Statement = tuple[str, tuple[Any, ...]]
 T = TypeVar("T")
 
 SCHEMA = """
@@ -78,10 +76,6 @@ ADDED_COLUMNS = (
 )
 
 
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 @dataclass(slots=True)
 class StoredChair:
     chair: int
@@ -101,16 +95,6 @@ class StoredGame:
     engine: int = ENGINE_VERSION  # the engine revision that plays it (replayed with that one)
     moves: list[dict[str, Any]] = field(default_factory=list)
     autos: list[str | None] = field(default_factory=list)  # who played each move for its seat
-
-
-@dataclass(slots=True)
-class StoredPlayer:
-    """Who played one seat of a game (chair: where they sat at the table)."""
-
-    seat: int
-    chair: int
-    name: str
-    bot: bool
 
 
 @dataclass(slots=True)
@@ -462,70 +446,3 @@ class Storage:
         if self._read_executor is not None and self._reader is not None:
             self._read_executor.shutdown(wait=True)
             self._reader.close()
-
-    # --- the statements the server writes ---------------------------------------
-
-    @staticmethod
-    def new_table(table_id: int, name: str, options: str, creator: int | None) -> Statement:
-        return (
-            "INSERT INTO tables (id, name, options, creator, created) VALUES (?, ?, ?, ?, ?)",
-            (table_id, name, options, creator, time.time()),
-        )
-
-    @staticmethod
-    def set_creator(table_id: int, creator: int | None) -> Statement:
-        return ("UPDATE tables SET creator=? WHERE id=?", (creator, table_id))
-
-    @staticmethod
-    def close_table(table_id: int) -> Statement:
-        return ("UPDATE tables SET closed=? WHERE id=?", (time.time(), table_id))
-
-    @staticmethod
-    def put_chair(
-        table_id: int, chair: int, name: str, token: str | None, bot: bool, level: str | None = None
-    ) -> Statement:
-        return (
-            "INSERT OR REPLACE INTO chairs (table_id, chair, name, token_hash, bot, level)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (table_id, chair, name, None if token is None else token_hash(token), int(bot), level),
-        )
-
-    @staticmethod
-    def free_chair(table_id: int, chair: int) -> Statement:
-        return ("DELETE FROM chairs WHERE table_id=? AND chair=?", (table_id, chair))
-
-    @staticmethod
-    def new_game(
-        game_id: int, table_id: int, number: int, seed: int, seating: str, players: list[str]
-    ) -> Statement:
-        """A game starts: ``players`` are the names by chair; the seats go in ``game_player``."""
-        return (
-            "INSERT INTO games (id, table_id, number, seed, seating, players, started, engine)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (game_id, table_id, number, str(seed), seating, json.dumps(players), time.time(), ENGINE_VERSION),
-        )
-
-    @staticmethod
-    def game_player(game_id: int, player: StoredPlayer) -> Statement:
-        return (
-            "INSERT INTO game_players (game_id, seat, chair, name, bot) VALUES (?, ?, ?, ?, ?)",
-            (game_id, player.seat, player.chair, player.name, int(player.bot)),
-        )
-
-    @staticmethod
-    def add_move(game_id: int, n: int, move: dict[str, Any], auto: str | None = None) -> Statement:
-        """``auto``: who played the move for its seat when its player did not
-        ("timer", "stand_in"; the protocol's ``GameUpdate.auto``)."""
-        return (
-            "INSERT INTO moves (game_id, n, move, at, auto) VALUES (?, ?, ?, ?, ?)",
-            (game_id, n, json.dumps(move, separators=(",", ":")), time.time(), auto),
-        )
-
-    @staticmethod
-    def finish_game(game_id: int, totals: tuple[int, int], results: Any = None) -> Statement:
-        """The game is over: its totals, and ``results`` (each deal's result, as plain
-        data) so that a replay can be checked against what was scored."""
-        return (
-            "UPDATE games SET finished=?, totals=?, results=? WHERE id=?",
-            (time.time(), json.dumps(totals), None if results is None else json.dumps(results), game_id),
-        )

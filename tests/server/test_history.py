@@ -25,6 +25,7 @@ from rummy.protocol import (
 from rummy.protocol.record import RECORD_FORMAT
 from rummy.protocol.wire import result_to_wire
 from rummy.server import Server, start_server
+from rummy.server import statements as sql
 from rummy.server.storage import Storage
 
 from .game_helpers import FAST, close_all, connect, play_again, play_all, server, table_of_four
@@ -233,7 +234,7 @@ async def test_reading_the_history_never_holds_up_a_move(tmp_path: Path) -> None
 
     reading = asyncio.ensure_future(storage.read(slow))
     await asyncio.get_running_loop().run_in_executor(None, started.wait, 10)
-    await asyncio.wait_for(storage.write([storage.new_game(1, 1, 1, 5, "draw", ["a", "b", "c", "d"])]), 10)
+    await asyncio.wait_for(storage.write([sql.new_game(1, 1, 1, 5, "draw", ["a", "b", "c", "d"])]), 10)
     assert not reading.done()  # the move was committed while the read still ran
     release.set()
     assert await reading in (0, 1)

@@ -25,7 +25,7 @@ from rummy.protocol import (
 )
 from rummy.protocol.messages import Lobby, LobbyTable
 from rummy.server import Server, start_server
-from rummy.server.table import Table
+from rummy.server.master import TableMaster as Table
 
 from .game_helpers import FAST, close_all, connect, connect_from
 

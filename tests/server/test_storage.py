@@ -12,7 +12,9 @@ from pathlib import Path
 from rummy.engine import Game, GameRecord
 from rummy.net import Client
 from rummy.protocol import AddBot, CreateTable, Error, Leave, Ok, RemoveBot, Seated, Sit, errors
+from rummy.protocol.wire import PassWire
 from rummy.server import Server, start_server
+from rummy.server import statements as sql
 from rummy.server.storage import Storage
 
 from .game_helpers import FAST, close_all, connect, play_all, server, table_of_four
@@ -58,7 +60,7 @@ async def test_seat_tokens_are_stored_only_as_hashes(tmp_path: Path) -> None:
 
 async def test_concurrent_writes_are_grouped_and_all_committed(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "g.db")
-    statements = [storage.new_game(i, 1, i, 2**63 + i, "draw", ["a", "b", "c", "d"]) for i in range(1, 201)]
+    statements = [sql.new_game(i, 1, i, 2**63 + i, "draw", ["a", "b", "c", "d"]) for i in range(1, 201)]
     await asyncio.gather(*(storage.write([s]) for s in statements))
     assert storage.commits < 200  # many writes shared a commit
     assert storage.game_record(200) == {"seed": 2**63 + 200, "seating": "draw", "moves": []}
@@ -67,7 +69,7 @@ async def test_concurrent_writes_are_grouped_and_all_committed(tmp_path: Path) -
 
 async def test_one_failing_write_does_not_sink_the_others(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "f.db")
-    good = storage.new_game(1, 1, 1, 5, "draw", [])
+    good = sql.new_game(1, 1, 1, 5, "draw", [])
     bad = ("INSERT INTO nowhere VALUES (1)", ())
     results = await asyncio.gather(storage.write([good]), storage.write([bad]), return_exceptions=True)
     assert results[0] is None and isinstance(results[1], sqlite3.Error)
@@ -184,7 +186,7 @@ def test_a_database_of_an_older_server_is_upgraded(tmp_path: Path) -> None:
     storage = Storage(db)
 
     async def write() -> None:
-        await storage.write([storage.add_move(1, 1, {"type": "pass"}, "timer")])
+        await storage.write([sql.add_move(1, 1, PassWire(), "timer")])
         await storage.close()
 
     asyncio.run(write())

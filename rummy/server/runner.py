@@ -1,0 +1,189 @@
+"""The asyncio shell around one ``TableMaster``: it stores, sends and keeps the time.
+
+A change goes through ``run``: the master checks it against the table as it is
+(or refuses: nothing changed), the runner stores its statements, the master
+applies it, and the runner carries out the outcome — the registry's places and
+tokens, one write per connection of what that connection is sent, the timers,
+the bots' thinking. Changes run one at a time, in the order they came, in a task
+of the runner's own: a caller that is cancelled (its connection closing
+mid-move) cannot cut a change short, nor let the next one start before it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from ..engine import Move
+from ..engine.bots import Bot
+from ..protocol import errors as E
+from .master import Change, Outcome, TableMaster, Think, Timer
+from .refused import Refused
+from .registry import Registry
+from .storage import Storage
+from .thinking import Thinker
+
+log = logging.getLogger(__name__)
+
+
+class TableRunner:
+    def __init__(
+        self,
+        master: TableMaster,
+        storage: Storage,
+        thinker: Thinker,
+        registry: Registry,
+        changed: Callable[[TableMaster], None],
+        closed: Callable[[TableMaster], None],
+    ) -> None:
+        self.master = master
+        self._storage = storage
+        self._thinker = thinker
+        self._registry = registry
+        self._changed = changed  # the lobby's: the table's listing changed
+        self._closed = closed  # the lobby's: the table is gone
+        self._queue: deque[tuple[Callable[[], Change], asyncio.Future[Any]]] = deque()
+        self._worker: asyncio.Task[None] | None = None
+        self._timers: dict[Timer, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # --- changes, one at a time ------------------------------------------------------------
+
+    def submit(self, make: Callable[[], Change]) -> asyncio.Future[Any]:
+        """Queue the change ``make()`` builds (against the table as it is when its turn
+        comes); the future gets the outcome's result, or the ``Refused`` raised."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Any] = loop.create_future()
+        self._queue.append((make, done))
+        if self._worker is None:
+            self._worker = loop.create_task(self._work())
+        return done
+
+    async def run(self, make: Callable[[], Change]) -> Any:
+        """``submit`` and wait for it (a cancelled caller leaves the change to finish)."""
+        return await asyncio.shield(self.submit(make))
+
+    def post(self, make: Callable[[], Change]) -> None:
+        """``submit`` without waiting: what is refused is only logged."""
+        self.submit(make).add_done_callback(self._logged)
+
+    async def _work(self) -> None:
+        try:
+            while self._queue:
+                make, done = self._queue.popleft()
+                try:
+                    outcome = await self._store_and_apply(make())
+                except Exception as error:  # Refused, or a bug: its caller hears of it
+                    if not done.done():
+                        done.set_exception(error)
+                    continue
+                self._carry_out(outcome)
+                if not done.done():
+                    done.set_result(outcome.result)
+        finally:
+            self._worker = None
+
+    async def _store_and_apply(self, change: Change) -> Outcome:
+        if change.writes:
+            try:
+                await self._storage.write(change.writes)
+            except sqlite3.Error as error:
+                log.error("table %s: storage write failed: %s", self.master.id, error)
+                raise Refused(E.INTERNAL, change.failed) from None
+        return change.apply()
+
+    def _logged(self, done: asyncio.Future[Any]) -> None:
+        if done.cancelled():
+            return
+        error = done.exception()
+        if isinstance(error, Refused):
+            log.debug("table %s: %s %s", self.master.id, error.code, error.text)
+        elif error is not None:
+            log.error("table %s: a change failed", self.master.id, exc_info=error)
+
+    # --- carrying out an outcome -----------------------------------------------------------
+
+    def _carry_out(self, outcome: Outcome) -> None:
+        registry, table_id = self._registry, self.master.id
+        for conn in outcome.gone:
+            registry.unplace(conn, table_id)
+        for conn, chair in outcome.places:
+            registry.place(conn, table_id, chair)
+            if conn not in registry.connections:  # gone while we stored: the chair is held
+                self.post(lambda conn=conn: self.master.detach(conn))  # type: ignore[misc]
+        for hashed in outcome.untokens:
+            registry.drop_token(hashed)
+        for hashed, chair in outcome.tokens:
+            registry.add_token(hashed, table_id, chair)
+        # What each connection is sent goes out in one write (a write is a system call:
+        # the most of what a frame costs the server).
+        writes: dict[int, list[bytes]] = {}
+        for conn, data in outcome.frames:
+            writes.setdefault(conn, []).append(data)
+        for conn, parts in writes.items():
+            registry.send(conn, parts[0] if len(parts) == 1 else b"".join(parts))
+        if outcome.lobby:
+            self._changed(self.master)
+        for which, delay in outcome.timers.items():
+            self._set_timer(which, delay)
+        for think in outcome.think:
+            self._spawn(self._think(think))
+        if outcome.closed:
+            self.stop()
+            self._closed(self.master)
+
+    def _set_timer(self, which: Timer, delay: float | None) -> None:
+        handle = self._timers.pop(which, None)
+        if handle is not None:
+            handle.cancel()
+        if delay is not None:
+            loop = asyncio.get_running_loop()
+            self._timers[which] = loop.call_later(delay, self._fire, which)
+
+    def _fire(self, which: Timer) -> None:
+        self._timers.pop(which, None)
+        self.post(lambda: self.master.timer(which))
+
+    async def _think(self, think: Think) -> None:
+        """A bot's turn: its decision (a searching bot's off the loop), the rest of the
+        pause people need to follow, then the move, if it is still the bot's to play."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        move: Move
+        bot: Bot
+        try:
+            move, bot = await self._thinker.choose(think.bot, think.view)
+        except Exception:
+            log.exception("table %s: the bot failed; playing the first legal move", self.master.id)
+            move, bot = think.view.legal_moves()[0], think.bot
+        pause = think.pause - (loop.time() - started)
+        if pause > 0:
+            await asyncio.sleep(pause)
+        try:
+            await self.run(lambda: self.master.bot_moved(think, move, bot))
+        except Refused as refused:
+            log.warning("table %s: bot move refused: %s %s", self.master.id, refused.code, refused.text)
+
+    def _spawn(self, work: Any) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("table %s: automatic move failed", self.master.id, exc_info=task.exception())
+
+    def stop(self) -> None:
+        """No more timers or bot moves (the table closed, or the server stops)."""
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+        current = asyncio.current_task()
+        for task in list(self._tasks):
+            if task is not current:
+                task.cancel()

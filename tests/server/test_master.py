@@ -1,0 +1,172 @@
+"""A table's master without sockets, storage or a loop: requests in, outcomes out.
+
+The master says what to store, and changes nothing until it is told the write
+succeeded (``apply``); these tests play that part by hand, with a clock they move
+themselves, so every branch is reached without waiting for anything.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from rummy.engine import DrawStock, Game, view_for
+from rummy.engine.bots import make_bot
+from rummy.protocol import GameUpdate, Ok, Seated, TableOptions, errors
+from rummy.protocol.codec import server_decoder
+from rummy.protocol.messages import ChatLine, Clock, LobbyGone
+from rummy.protocol.messages import Table as TableMessage
+from rummy.server.master import Change, Context, Outcome, TableMaster, Visitor
+from rummy.server.options import ServerOptions
+from rummy.server.refused import Refused
+
+ANN, BOB, CY, DEE, WES = (Visitor(i, name) for i, name in enumerate(("Ann", "Bob", "Cy", "Dee", "Wes"), 1))
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def table(options: TableOptions | None = None, **server: Any) -> tuple[TableMaster, FakeTime]:
+    now = FakeTime()
+    ids = iter(range(1, 1000))
+    tokens = iter(f"token-{i}" for i in range(1000))
+    context = Context(
+        ServerOptions(**server),
+        next_game_id=lambda: next(ids),
+        new_bot=lambda level: make_bot(level, random.Random(7)),
+        new_seed=lambda: 2026,
+        new_token=lambda: next(tokens),
+        now=now,
+        wall=now,
+    )
+    return TableMaster(context, 1, "Ann's", options or TableOptions(), creator=0), now
+
+
+def stored(change: Change) -> Outcome:
+    """The storage said yes: apply the change."""
+    return change.apply()
+
+
+def frames_to(outcome: Outcome, conn: int) -> list[Any]:
+    decoder = server_decoder()
+    return [m for c, data in outcome.frames if c == conn for m in decoder.feed(data)]
+
+
+def four_seated(options: TableOptions | None = None, **server: Any) -> tuple[TableMaster, FakeTime]:
+    t, now = table(options, **server)
+    for chair, v in enumerate((ANN, BOB, CY, DEE)):
+        stored(t.sit(v, chair, request_id=chair + 1))
+    return t, now
+
+
+def test_a_seat_is_only_taken_once_the_storage_has_it() -> None:
+    t, _ = table()
+    change = t.sit(ANN, 0, request_id=5)
+    assert change.writes and t.chairs[0] is None  # asked to store; nothing changed yet
+    outcome = stored(change)
+    assert outcome.result == "token-0" and outcome.places == [(ANN.id, 0)]
+    seated, pushed = frames_to(outcome, ANN.id)[:2]
+    assert isinstance(seated, Seated) and seated.token == "token-0" and seated.id == 5
+    assert isinstance(pushed, TableMessage) and pushed.table.chairs[0].name == "Ann"
+    assert outcome.lobby  # the table list changed
+    with pytest.raises(Refused) as taken:
+        t.sit(BOB, 0, request_id=6)
+    assert taken.value.code == errors.CHAIR_TAKEN
+
+
+def test_r9_2_each_seat_is_sent_its_own_hand_and_a_spectator_none() -> None:
+    t, _ = four_seated()
+    stored(t.watch(WES, request_id=9))
+    outcome = stored(t.start(ANN, request_id=10))
+    assert t.status == "playing" and t.game is not None
+    for chair, v in enumerate((ANN, BOB, CY, DEE)):
+        updates = [m for m in frames_to(outcome, v.id) if isinstance(m, GameUpdate)]
+        seat = t.seat_of_chair(chair)
+        assert [u.view.hand for u in updates] == [list(t.game.hands[seat])]  # type: ignore[index]
+        assert all(u.seat == seat for u in updates)
+    watched = [m for m in frames_to(outcome, WES.id) if isinstance(m, GameUpdate)]
+    assert watched and all(u.view.hand is None or u.view.hand == [] for u in watched)
+    assert isinstance(frames_to(outcome, ANN.id)[-1], Ok)  # answered after the news, as on the wire
+
+
+def test_a_move_out_of_turn_is_refused_and_a_move_not_stored_changes_nothing() -> None:
+    t, _ = four_seated()
+    stored(t.start(ANN, request_id=1))
+    game = t.game
+    assert game is not None
+    mover = (ANN, BOB, CY, DEE)[game.partner_draw.seat_of_player.index(game.current)]
+    idle = next(v for v in (ANN, BOB, CY, DEE) if v is not mover)
+    with pytest.raises(Refused) as refused:
+        t.play(idle, DrawStock(), None, request_id=2)
+    assert refused.value.code == "not-your-turn"
+    change = t.play(mover, DrawStock(), None, request_id=3)
+    assert t.game is game and len(game.moves) == 0  # the write failed: never applied
+    outcome = stored(change)
+    assert t.game is not game and len(t.game.moves) == 1
+    first = frames_to(outcome, mover.id)[0]
+    assert isinstance(first, Ok) and first.id == 3  # the mover's ok comes before its push
+
+
+def test_a_bot_turn_is_asked_for_and_a_stale_decision_is_dropped() -> None:
+    t, _ = table()
+    stored(t.sit(ANN, 0, request_id=1))
+    for chair in (1, 2, 3):
+        stored(t.add_bot(ANN, chair, "normal", request_id=chair + 1))
+    outcome = stored(t.start(ANN, request_id=9))
+    game = t.game
+    assert game is not None
+    if game.partner_draw.seat_of_player[0] == game.current:
+        assert outcome.think == []  # Ann is to act: no bot thinks
+        return
+    (think,) = outcome.think
+    assert think.seat == game.current and think.view == view_for(game, game.current)
+    move = think.bot.choose(think.view)
+    played = stored(t.bot_moved(think, move, think.bot))
+    assert t.game is not None and len(t.game.moves) == 1 and played.frames
+    again = t.bot_moved(think, move, think.bot)  # the same decision once more: the game moved on
+    assert again.writes == [] and stored(again).frames == [] and len(t.game.moves) == 1
+
+
+def test_the_turn_timer_runs_out_and_the_server_plays_the_turn() -> None:
+    t, now = four_seated(TableOptions(turn_seconds=30))
+    outcome = stored(t.start(ANN, request_id=1))
+    assert outcome.timers["time_up"] == 30
+    clock = [m for m in frames_to(outcome, ANN.id) if isinstance(m, Clock)][-1]
+    assert clock.kind == "turn" and clock.remaining == 30
+    now.t += 30
+    fired = stored(t.timer("time_up"))
+    said = [m for m in frames_to(fired, ANN.id) if isinstance(m, ChatLine)]
+    assert said and said[0].by == "server" and "Time is up" in said[0].text
+    assert fired.think and t.game is not None and fired.think[0].seat == t.game.current
+
+
+def test_the_last_person_to_leave_closes_the_table() -> None:
+    t, _ = table()
+    stored(t.sit(ANN, 0, request_id=1))
+    stored(t.watch(WES, request_id=2))
+    change = t.leave(ANN, request_id=3)
+    assert any("closed" in sql for sql, _ in change.writes)
+    outcome = stored(change)
+    assert t.closed and outcome.closed and outcome.untokens and ANN.id in outcome.gone
+    assert any(isinstance(m, LobbyGone) for m in frames_to(outcome, WES.id))
+    assert isinstance(frames_to(outcome, ANN.id)[-1], Ok)
+
+
+def test_a_stored_game_resumes_where_it_was() -> None:
+    t, _ = four_seated()
+    game = Game(2026, "draw")
+    moves = []
+    for _ in range(5):
+        move = game.legal_moves()[0]
+        game.apply(move)
+        moves.append(move)
+    t.resume(1, Game(2026, "draw"), moves, [None] * 5)
+    assert t.status == "playing" and t.game is not None and t.game.snapshot() == game.snapshot()
+    assert sum(len(events) for events, _ in t.story) > 5  # the deal's story, told to who comes back
