@@ -19,14 +19,14 @@ from typing import Any
 
 import msgspec
 
-from ..engine import move_from_data, winner_of
+from ..engine import Move, winner_of
 from ..protocol import errors as E
 from ..protocol.messages import GameSummary, HistoryPage, Record
 from ..protocol.record import RecordPlayer, RecordResult, make_record
 from ..protocol.wire import DealResultWire, PlayedBy
 from .refused import Refused
 from .statements import StoredPlayer
-from .storage import Storage
+from .storage import Storage, stored_move
 
 # One game's row as the list shows it; the order of the columns is the order of
 # ``_Row``'s fields.
@@ -110,7 +110,7 @@ class _Finished:
     engine: int
     results: str | None
     players: list[StoredPlayer]
-    moves: list[dict[str, Any]]
+    moves: list[Move]
     autos: list[PlayedBy | None]  # who played each move for its seat, when its player did not
 
 
@@ -125,7 +125,7 @@ def finished_game(db: sqlite3.Connection, game_id: int) -> _Finished | None:
         return None
     moves, autos = [], []
     for move, auto in db.execute("SELECT move, auto FROM moves WHERE game_id=? ORDER BY n", (game_id,)):
-        moves.append(json.loads(move))
+        moves.append(stored_move(move))
         autos.append(auto if auto in ("timer", "stand_in") else None)
     seed, seating, engine, results = row[7:]
     return _Finished(
@@ -184,7 +184,7 @@ async def game_record(storage: Storage, game_id: int, request_id: int) -> Record
     record = make_record(
         found.seed,
         found.seating,  # type: ignore[arg-type]
-        [move_from_data(m) for m in found.moves],
+        found.moves,
         _record_players(found.players),
         engine=found.engine,
         result=RecordResult(totals=totals, winner=winner_of(totals), deals=deals),

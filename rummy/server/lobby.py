@@ -19,7 +19,6 @@ from typing import Any
 
 import msgspec
 
-from ..engine import Game, GameRecord, move_from_data
 from ..protocol import errors as E
 from ..protocol.codec import encode
 from ..protocol.messages import Lobby as LobbyMessage
@@ -273,14 +272,8 @@ class Lobby:
             table.last_finished = finished.game_id
         full = all(c is not None for c in table.chairs)
         if stored.game is not None and full:
-            g = stored.game
-            if g.seating not in ("draw", "chosen"):
-                raise ValueError(f"unknown seating {g.seating!r}")
-            moves = [move_from_data(m) for m in g.moves]
-            autos = [a if a in ("timer", "stand_in") else None for a in g.autos]
-            # The engine revision that plays it (a newer one than ours is refused).
-            start = Game.replay(GameRecord(g.seed, g.seating, ()), g.engine)  # type: ignore[arg-type]
-            table.resume(g.id, start, moves, autos)  # type: ignore[arg-type]
+            game = stored.game
+            table.resume(game.id, game.record, game.engine, game.autos)
         return table
 
     def start(self) -> None:

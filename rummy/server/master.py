@@ -49,6 +49,7 @@ from ..engine import (
     SEAT_NAMES,
     DealStarted,
     Game,
+    GameRecord,
     IllegalMove,
     Move,
     NextDeal,
@@ -368,11 +369,13 @@ class TableMaster:
             self.story = []
         self.story.append((events, auto))
 
-    def resume(self, game_id: int, game: Game, moves: list[Move], autos: list[PlayedBy | None]) -> None:
-        """A stored game, replayed from its seed (``game`` is new, no move made yet):
-        the table's game again, with its deal's story."""
+    def resume(self, game_id: int, record: GameRecord, engine: int, autos: list[PlayedBy | None]) -> None:
+        """A stored game, replayed from its seed by the engine revision that played it
+        (a newer one than ours is refused: ValueError): the table's game again, with
+        its deal's story (``autos``: who played each move, when not its seat's player)."""
+        game = Game.replay(GameRecord(record.seed, record.seating, ()), engine)
         self._tell(list(game.opening_events), None)
-        for move, auto in zip(moves, autos, strict=True):
+        for move, auto in zip(record.moves, autos, strict=True):
             self._tell(game.apply(move), auto)
         self.game, self.game_id = game, game_id
         self.status = "finished" if game.is_over else "playing"

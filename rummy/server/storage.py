@@ -31,12 +31,17 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar, cast
 
-from ..engine import ENGINE_VERSION, Game
+import msgspec
+
+from ..engine import ENGINE_VERSION, Game, GameRecord, Move, Seating
+from ..protocol.messages import PlayedBy
+from ..protocol.wire import MoveWire, move_from_wire
 from .statements import Statement
 
 log = logging.getLogger(__name__)
+_move_decoder = msgspec.json.Decoder(MoveWire)
 
 T = TypeVar("T")
 
@@ -93,8 +98,13 @@ class StoredGame:
     seating: str
     finished: bool
     engine: int = ENGINE_VERSION  # the engine revision that plays it (replayed with that one)
-    moves: list[dict[str, Any]] = field(default_factory=list)
-    autos: list[str | None] = field(default_factory=list)  # who played each move for its seat
+    moves: list[Move] = field(default_factory=list)
+    autos: list[PlayedBy | None] = field(default_factory=list)  # who played each move for its seat
+
+    @property
+    def record(self) -> GameRecord:
+        """The engine's record of it (the engine checks the seating when it replays)."""
+        return GameRecord(self.seed, cast(Seating, self.seating), tuple(self.moves))
 
 
 @dataclass(slots=True)
@@ -140,6 +150,17 @@ def _text(value: object, what: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"the {what} {value!r} is not text")
     return value
+
+
+def stored_move(text: object) -> Move:
+    """A move as stored: the wire's form, as JSON (``statements.add_move``). Raises
+    ValueError for anything else."""
+    if not isinstance(text, str | bytes):
+        raise ValueError(f"a stored move is JSON text, not {type(text).__name__}")
+    try:
+        return move_from_wire(_move_decoder.decode(text))
+    except msgspec.DecodeError as error:
+        raise ValueError(f"not a move: {error}") from None
 
 
 class StorageError(Exception):
@@ -350,17 +371,17 @@ class Storage:
                 finished.append(FinishedGame(game_id, names, (int(a), int(b))))
         return finished
 
-    def game_record(self, game_id: int) -> dict[str, Any] | None:
-        """A stored game in ``GameRecord.to_data`` form (seed, seating, moves), to replay it."""
+    def game_record(self, game_id: int) -> GameRecord | None:
+        """A stored game as the engine's record (seed, seating, moves), to replay it."""
         row = self._db.execute("SELECT seed, seating FROM games WHERE id=?", (game_id,)).fetchone()
         if row is None:
             return None
-        return {"seed": int(row[0]), "seating": row[1], "moves": self.game_moves(game_id)}
+        return GameRecord(int(row[0]), cast(Seating, row[1]), tuple(self.game_moves(game_id)))
 
-    def game_autos(self, game_id: int) -> list[str | None]:
+    def game_autos(self, game_id: int) -> list[PlayedBy | None]:
         """Who played each move of a game for its seat, when its player did not ("timer",
         "stand_in"; None for the player's own). Raises ValueError for anything else."""
-        autos: list[str | None] = []
+        autos: list[PlayedBy | None] = []
         for n, (auto,) in enumerate(
             self._db.execute("SELECT auto FROM moves WHERE game_id=? ORDER BY n", (game_id,))
         ):
@@ -369,20 +390,16 @@ class Storage:
             autos.append(auto)
         return autos
 
-    def game_moves(self, game_id: int) -> list[dict[str, Any]]:
+    def game_moves(self, game_id: int) -> list[Move]:
         """The moves of any game, finished or not (for replays and tests). Raises
-        ValueError for a move that is not a JSON object."""
+        ValueError for a stored move that is not one."""
+        rows = self._db.execute("SELECT move FROM moves WHERE game_id=? ORDER BY n", (game_id,))
         moves = []
-        for n, (m,) in enumerate(
-            self._db.execute("SELECT move FROM moves WHERE game_id=? ORDER BY n", (game_id,))
-        ):
+        for n, (text,) in enumerate(rows):
             try:
-                move = json.loads(m)
-            except (ValueError, TypeError):
-                raise ValueError(f"move {n} of game {game_id} is not JSON") from None
-            if not isinstance(move, dict):
-                raise ValueError(f"move {n} of game {game_id} is not a JSON object")
-            moves.append(move)
+                moves.append(stored_move(text))
+            except ValueError as error:
+                raise ValueError(f"move {n} of game {game_id}: {error}") from None
         return moves
 
     # --- writing ----------------------------------------------------------------

@@ -142,7 +142,7 @@ def split_by_game(frames: list[bytes]) -> list[list[bytes]]:
 def truth_of(server: Server, game_id: int) -> Truth:
     data = server.storage.game_record(game_id)
     assert data is not None
-    return Truth(GameRecord.from_data(data))
+    return Truth(data)
 
 
 async def _watch(server: Server, table_id: int) -> Client:

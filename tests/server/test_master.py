@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from rummy.engine import DrawStock, Game, view_for
+from rummy.engine import ENGINE_VERSION, DrawStock, Game, GameRecord, view_for
 from rummy.engine.bots import make_bot
 from rummy.protocol import GameUpdate, Ok, Seated, TableOptions, errors
 from rummy.protocol.codec import server_decoder
@@ -167,6 +167,6 @@ def test_a_stored_game_resumes_where_it_was() -> None:
         move = game.legal_moves()[0]
         game.apply(move)
         moves.append(move)
-    t.resume(1, Game(2026, "draw"), moves, [None] * 5)
+    t.resume(1, GameRecord(2026, "draw", tuple(moves)), ENGINE_VERSION, [None] * 5)
     assert t.status == "playing" and t.game is not None and t.game.snapshot() == game.snapshot()
     assert sum(len(events) for events, _ in t.story) > 5  # the deal's story, told to who comes back

@@ -7,7 +7,6 @@ The server runs as a real process (``python -m rummy.server.cli``) on a real fil
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import re
@@ -18,7 +17,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from rummy.engine import DealStarted, Game, GameRecord, move_from_data, view_for
+from rummy.engine import DealStarted, Game, GameRecord, view_for
 from rummy.engine.bots import make_bot
 from rummy.net import Client
 from rummy.protocol import (
@@ -36,6 +35,7 @@ from rummy.protocol import (
     event_from_wire,
     view_from_wire,
 )
+from rummy.server.storage import stored_move
 
 from .game_helpers import play, play_all
 
@@ -91,7 +91,7 @@ def stored_game(db: Path, table_id: int) -> tuple[GameRecord, bool]:
             "SELECT id, seed, seating, finished FROM games WHERE table_id=? ORDER BY number DESC", (table_id,)
         ).fetchone()
         moves = [r[0] for r in con.execute("SELECT move FROM moves WHERE game_id=? ORDER BY n", (gid,))]
-    record = GameRecord(int(seed), seating, tuple(move_from_data(json.loads(m)) for m in moves))
+    record = GameRecord(int(seed), seating, tuple(stored_move(m) for m in moves))
     return record, finished is not None
 
 

@@ -35,8 +35,8 @@ async def test_each_game_gets_its_own_secret_seed_and_it_replays_the_game(server
         assert table.game is not None
         data = server.storage.game_record(table.game_id)
         assert data is not None
-        seeds.append(data["seed"])
-        replayed = Game.replay(GameRecord.from_data(data))
+        seeds.append(data.seed)
+        replayed = Game.replay(data)
         assert replayed.snapshot() == table.game.snapshot()
     assert seeds[0] != seeds[1] and all(s.bit_length() > 32 for s in seeds)
     await close_all([*first, *second])
@@ -63,7 +63,7 @@ async def test_concurrent_writes_are_grouped_and_all_committed(tmp_path: Path) -
     statements = [sql.new_game(i, 1, i, 2**63 + i, "draw", ["a", "b", "c", "d"]) for i in range(1, 201)]
     await asyncio.gather(*(storage.write([s]) for s in statements))
     assert storage.commits < 200  # many writes shared a commit
-    assert storage.game_record(200) == {"seed": 2**63 + 200, "seating": "draw", "moves": []}
+    assert storage.game_record(200) == GameRecord(2**63 + 200, "draw", ())
     await storage.close()
 
 
