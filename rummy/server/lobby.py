@@ -35,6 +35,11 @@ from .thinking import Thinker, level_or_normal
 
 log = logging.getLogger(__name__)
 
+# Bytes still queued for a follower above which it is not sent a lobby push: it has not
+# read the last one. It gets the whole list once it has (memory stays bounded per
+# follower however slowly it reads).
+PUSH_BACKLOG = 64 * 1024
+
 
 class Lobby:
     def __init__(self, storage: Storage, options: ServerOptions) -> None:
@@ -52,11 +57,18 @@ class Lobby:
         # Ids of tables changed or gone since the last lobby push, and the pending push.
         self._changed: set[int] = set()
         self._flush: asyncio.TimerHandle | None = None
-        # Subscribers skipped while they sat at a game in play: they get the whole list
-        # again at the first push after they stop playing (leaving or a game's end both
-        # change a table, so such a push always comes).
+        # Subscribers skipped while they were at a table (seated or watching: the lobby is
+        # not on their screen): they get the whole list again at the first push after
+        # they leave it (leaving changes the table, so such a push always comes). Sending
+        # every change to everyone at a table made setting up 1,500 tables cost the square
+        # of their number, in time and in memory (each change to each of 6,000 followers).
         self._behind: set[Peer] = set()
         self._whole: bytes | None = None  # the encoded ``lobby`` frame, see _whole_list
+        # Ids of the tables followers may hold since the last push (in any list or push
+        # sent), and those every follower holds (in all of them): see _push_changes.
+        self._offered: set[int] = set()
+        self._held_by_all: set[int] = set()
+        self.unread_skips = 0  # pushes not sent to a follower that had not read the last one
         # Open tables by who opened them, for the quotas (restored tables count for nobody).
         self._opener: dict[int, tuple[int, str]] = {}  # table id -> (connection id, origin)
         self._opened_by: Counter[int] = Counter()
@@ -128,22 +140,28 @@ class Lobby:
                 _discount(self._opened_by, opener[0])
                 _discount(self._opened_from, opener[1])
 
-    def _whole_list(self) -> bytes:
-        """The ``lobby`` frame, encoded once and shared by every subscriber until the
-        next push (each subscribe encoded the whole list anew: 600 KiB and 17 ms at
-        2,000 tables, and five followers asking at the allowed rate starved the moves).
+    def _window(self) -> list[TableMaster]:
+        """The tables followers are shown: at most ``lobby_limit``, those waiting for
+        players first (the ones a newcomer can join), then those being played, then
+        finished ones."""
+        order = {"waiting": 0, "playing": 1, "finished": 2}
+        return heapq.nsmallest(
+            self.options.lobby_limit, self.tables.values(), key=lambda t: (order[t.status], t.id)
+        )
 
-        It holds at most ``lobby_limit`` tables, those waiting for players first (the
-        ones a newcomer can join), then those being played, then finished ones; ``total``
-        says how many there are. Kept from one push to the next, it is never older than
-        the changes still to be pushed, so a new subscriber misses nothing."""
+    def _whole_list(self) -> bytes:
+        """The ``lobby`` frame (the window and ``total``, how many tables there are),
+        encoded once and shared by every subscriber until the next push (each subscribe
+        encoded the whole list anew: 600 KiB and 17 ms at 2,000 tables, and five
+        followers asking at the allowed rate starved the moves). Kept from one push to
+        the next, it is never older than the changes still to be pushed, so a new
+        subscriber misses nothing (its tables are counted in, see _push_changes)."""
         if self._whole is None:
-            order = {"waiting": 0, "playing": 1, "finished": 2}
-            shown = heapq.nsmallest(
-                self.options.lobby_limit, self.tables.values(), key=lambda t: (order[t.status], t.id)
-            )
-            listing = LobbyMessage(tables=[t.info() for t in shown], total=len(self.tables))
-            self._whole = encode(listing)
+            shown = self._window()
+            ids = {t.id for t in shown}
+            self._offered |= ids
+            self._held_by_all &= ids
+            self._whole = encode(LobbyMessage(tables=[t.info() for t in shown], total=len(self.tables)))
         return self._whole
 
     def _mark(self, table_id: int) -> None:
@@ -155,31 +173,46 @@ class Lobby:
             self._whole = None  # no push will carry this change: the next list is built anew
             return
         self._changed.add(table_id)
+        self._push_soon()
+
+    def _push_soon(self) -> None:
         if self._flush is None:
             loop = asyncio.get_running_loop()
             self._flush = loop.call_later(self.options.lobby_interval, self._push_changes)
 
     def _push_changes(self) -> None:
+        """Tell the followers what changed in the window since the last push: each
+        table of the window that changed or came into it (``lobby_table``), and each
+        table a follower may hold that left it (``lobby_gone``: closed, or no longer
+        among the first ``lobby_limit``). A push is then bounded by the window, not by
+        the number of tables: at 1,500 tables most changes are to tables nobody in the
+        lobby is shown. Followers at a table, and those that have not read the last
+        push yet, are skipped; each gets the whole list once it is back and reading."""
         self._flush = None
-        self._whole = None  # from now on a list must hold these changes
+        self._whole = None
         changed, self._changed = self._changed, set()
-        frames = []
-        for table_id in sorted(changed):
-            table = self.tables.get(table_id)
-            if table is None:
-                frames.append(encode(LobbyGone(table_id=table_id)))
-            else:
-                frames.append(encode(LobbyTable(table=table.info())))
+        window = self._window()
+        ids = {t.id for t in window}
+        held = self._held_by_all
+        frames = [encode(LobbyTable(table=t.info())) for t in window if t.id in changed or t.id not in held]
+        frames += [encode(LobbyGone(table_id=gone)) for gone in sorted(self._offered - ids)]
+        self._offered, self._held_by_all = ids, set(ids)
         data = b"".join(frames)
+        waiting = False  # a follower in the lobby was skipped: push again soon
         for peer in self.subscribers:
-            table = self.table_of(peer)
-            if table is not None and table.status == "playing":
-                self._behind.add(peer)  # busy playing: most lobby traffic was to such players
+            if self.registry.place_of(peer.id) is not None:
+                self._behind.add(peer)  # at a table: most lobby traffic was to such people
+            elif peer.queued() > PUSH_BACKLOG:
+                self._behind.add(peer)  # has not read the last push: one list, when it does
+                self.unread_skips += 1
+                waiting = True
             elif peer in self._behind:
                 self._behind.discard(peer)
                 peer.send_frame(self._whole_list())
-            else:
+            elif data:
                 peer.send_frame(data)
+        if waiting:
+            self._push_soon()
 
     async def create_table(
         self,

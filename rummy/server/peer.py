@@ -24,6 +24,10 @@ class Peer(Protocol):
 
     def send_frame(self, data: bytes) -> None: ...
 
+    def queued(self) -> int:
+        """Bytes sent to it that it has not read yet (still in our buffers)."""
+        ...
+
 
 class Connection(Peer, Protocol):
     """A peer as the request handlers see it (``Session`` is one)."""

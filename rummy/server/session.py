@@ -101,6 +101,12 @@ class Session:
             return
         self.writer.write(data)
 
+    def queued(self) -> int:
+        """Bytes sent that the peer has not read yet (in the transport's buffer)."""
+        if self._closed:
+            return 0
+        return self.writer.transport.get_write_buffer_size() + len(self._held)
+
     def _hold(self, data: bytes) -> None:
         """Send ``data`` within ``HOLD`` seconds, with whatever else comes meanwhile: a
         connection over its rate is answered in a few writes a second, not one each

@@ -4,6 +4,8 @@ table list encoded once and shared, bounded, and costed in the rate limit."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -23,9 +25,15 @@ from rummy.protocol import (
     TableOptions,
     errors,
 )
+from rummy.protocol.codec import encode, server_decoder
 from rummy.protocol.messages import Lobby, LobbyTable
 from rummy.server import Server, start_server
+from rummy.server import lobby as server_lobby
+from rummy.server.lobby import PUSH_BACKLOG
 from rummy.server.master import TableMaster as Table
+from rummy.server.master import Visitor
+from rummy.server.options import ServerOptions
+from rummy.server.storage import Storage
 
 from .game_helpers import FAST, close_all, connect, connect_from
 
@@ -170,3 +178,110 @@ async def test_asking_for_the_table_list_costs_more_of_the_rate_limit() -> None:
         await c.close()
     finally:
         await server.close()
+
+
+async def test_a_follower_at_a_waiting_table_is_not_sent_the_lobby_until_it_leaves() -> None:
+    """Every change went to everyone in the lobby or at a table: setting up 1,500 tables
+    cost the square of their number. At a table (waiting or playing) the lobby is not on
+    a player's screen: they get the whole list again when they leave."""
+    server = await start_server(**FAST, lobby_interval=0.02)
+    try:
+        ann = await connect(server, "Ann", lobby=True)
+        lou = await connect(server, "Lou", lobby=True)
+        seated = await ann.request(CreateTable, name="Ann's", options=TableOptions())
+        assert isinstance(seated, Seated)
+        await lou.until(lambda c: seated.table_id in c.lobby)
+        pushes_before = sum(isinstance(m, LobbyTable) for m in ann.received)
+        bob = await connect(server, "Bob")
+        other = await bob.request(CreateTable, name="Bob's", options=TableOptions())
+        assert isinstance(other, Seated)
+        assert isinstance(await bob.request(AddBot, chair=1), Ok)
+        await lou.until(lambda c: other.table_id in c.lobby and c.lobby[other.table_id].chairs[1].bot)
+        assert sum(isinstance(m, LobbyTable) for m in ann.received) == pushes_before
+        assert other.table_id not in ann.lobby
+        assert isinstance(await ann.request(Leave), Ok)
+        await ann.until(lambda c: other.table_id in c.lobby and c.lobby[other.table_id].chairs[1].bot)
+        await close_all([ann, lou, bob])
+    finally:
+        await server.close()
+
+
+async def test_the_lobby_pushes_only_the_tables_followers_are_shown() -> None:
+    """A push carries the tables of the list (``lobby_limit``, waiting ones first) that
+    changed or came into it, and ``lobby_gone`` for those that left it: a change to a
+    table beyond the list reaches nobody in the lobby."""
+    server = await start_server(**{**FAST, "lobby_limit": 2, "lobby_interval": 0.02})
+    try:
+        ids, owners = await _tables(server, 3)
+        lou = await connect(server, "Lou", lobby=True)
+        assert set(lou.lobby) == set(ids[:2])
+        assert isinstance(await owners[2].request(AddBot, chair=1), Ok)  # beyond the list
+        assert isinstance(await owners[0].request(AddBot, chair=1), Ok)  # in it
+        await lou.until(lambda c: c.lobby[ids[0]].chairs[1].bot)
+        assert not any(isinstance(m, LobbyTable) and m.table.table_id == ids[2] for m in lou.received)
+        assert isinstance(await owners[1].request(Leave), Ok)  # its table closes: the third comes in
+        await lou.until(lambda c: set(c.lobby) == {ids[0], ids[2]})
+        assert lou.lobby[ids[2]].chairs[1].bot  # as it now is
+        await close_all([lou, *owners])
+    finally:
+        await server.close()
+
+
+class FakePeer:
+    """A lobby follower without a socket: it keeps what it is sent, and says how much
+    of it is still unread (as a slow reader's buffer would)."""
+
+    def __init__(self, conn: int) -> None:
+        self.id, self.name, self.origin, self.wants_legal_moves = conn, f"P{conn}", "127.0.0.1", False
+        self.closed = False
+        self.unread = 0
+        self.decoder = server_decoder()
+        self.received: list[Any] = []
+
+    def send(self, message: Any) -> None:
+        self.send_frame(encode(message))
+
+    def send_frame(self, data: bytes) -> None:
+        self.received += self.decoder.feed(data)
+
+    def queued(self) -> int:
+        return self.unread
+
+
+async def test_a_follower_that_has_not_read_its_last_push_is_skipped_until_it_has() -> None:
+    """A follower that stops reading was sent push after push, its buffer growing without
+    bound (6,000 of them took the server to 2.45 GiB): now one with more than
+    ``PUSH_BACKLOG`` unread is skipped, and gets the whole list once it has read."""
+    storage = Storage(None)
+    lobby = server_lobby.Lobby(storage, ServerOptions(lobby_interval=0.01))
+    try:
+        owners = [FakePeer(i) for i in range(1, 6)]
+        tables = []
+        for owner in owners:
+            lobby.arrive(owner)
+            you = Visitor(owner.id, owner.name)
+            tables.append(await lobby.create_table(owner, you, owner.name, TableOptions(), 0, 1))
+        reader, sloth = FakePeer(100), FakePeer(101)
+        for peer in (reader, sloth):
+            lobby.arrive(peer)
+            lobby.subscribe(peer)
+        sloth.unread = PUSH_BACKLOG + 1
+        for owner, table in zip(owners, tables, strict=True):
+            you = Visitor(owner.id, owner.name)
+            await lobby.run(table.id, lambda t, you=you: t.add_bot(you, 1, "normal", 2))
+        await eventually(lambda: sum(isinstance(m, LobbyTable) for m in reader.received) >= 5)
+        assert [type(m) for m in sloth.received] == [Lobby]  # only the list it subscribed to
+        assert lobby.unread_skips > 0
+        sloth.unread = 0  # it has read it all
+        await eventually(lambda: len(sloth.received) == 2)
+        caught_up = sloth.received[1]
+        assert isinstance(caught_up, Lobby) and all(t.chairs[1].bot for t in caught_up.tables)
+    finally:
+        await lobby.stop()
+        await storage.close()
+
+
+async def eventually(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.01)
