@@ -46,6 +46,7 @@ from typing import Any, Literal
 import msgspec
 
 from ..engine import (
+    ENGINE_VERSION,
     SEAT_NAMES,
     DealStarted,
     Game,
@@ -175,11 +176,18 @@ class Outcome:
 @dataclass(slots=True)
 class Change:
     """A change checked against the table: store ``writes`` (refused as ``internal`` with
-    ``failed`` if that fails), then ``apply`` it."""
+    ``failed`` if that fails, after calling ``undo``), then ``apply`` it.
+
+    Nothing anyone can see changes before ``apply``. A move is the one exception
+    inside: it is made on the table's game at once (a copy of the game for every
+    move kept every table's state young for the garbage collector, whose pauses
+    made the slowest moves at 1,000 tables), and ``undo`` rebuilds the game as it
+    was if the move cannot be stored (a full disk: rare, and slow then only)."""
 
     writes: list[Statement]
     failed: str
     apply: Callable[[], Outcome]
+    undo: Callable[[], None] | None = None
 
 
 class TableMaster:
@@ -196,6 +204,7 @@ class TableMaster:
         self.status: Status = "waiting"
         self.game: Game | None = None
         self.game_id = 0
+        self._engine = ENGINE_VERSION  # the engine revision that plays the game (a restored one's own)
         # The current deal's story, told to whoever joins: each move's public events
         # and who played it when the seat's player did not (the opening counts as one).
         self.story: list[tuple[list[Event], PlayedBy | None]] = []
@@ -374,6 +383,7 @@ class TableMaster:
         (a newer one than ours is refused: ValueError): the table's game again, with
         its deal's story (``autos``: who played each move, when not its seat's player)."""
         game = Game.replay(GameRecord(record.seed, record.seating, ()), engine)
+        self._engine = engine
         self._tell(list(game.opening_events), None)
         for move, auto in zip(record.moves, autos, strict=True):
             self._tell(game.apply(move), auto)
@@ -683,7 +693,7 @@ class TableMaster:
         def apply() -> None:
             if before is not None:
                 before()
-            self.game, self.game_id = game, game_id
+            self.game, self.game_id, self._engine = game, game_id, ENGINE_VERSION
             self.story = []
             self._tell(list(game.opening_events), None)
             self.games += 1
@@ -727,26 +737,32 @@ class TableMaster:
         reply_to: tuple[int, RequestId] | None,
         auto: PlayedBy | None,
     ) -> Change:
-        """Try ``move`` for ``seat`` on a clone; the change stores it, then makes it the
-        state and tells everyone. ``auto``: the server plays it for the seat (the timer
-        ran out, or a stand-in)."""
+        """Make ``move`` for ``seat`` (the engine checks it: an illegal move changes
+        nothing); the change stores it, then tells everyone (or, if it cannot be
+        stored, is undone). ``auto``: the server plays it for the seat (the timer ran
+        out, or a stand-in)."""
         game = self.game
         if game is None or self.status != "playing":
             raise Refused(E.NOT_PLAYING, "No game is being played at this table.")
-        if after is not None and after != len(game.moves):
+        n = len(game.moves)
+        if after is not None and after != n:
             raise Refused(E.STALE, "The game has moved on since; look again.")
-        trial = game.clone()
+        was_deal_over = game.phase == "deal_over"
         try:
-            events = trial.apply(move, seat)
+            events = game.apply(move, seat)
         except IllegalMove as illegal:
             raise Refused(illegal.code, illegal.message) from None
-        writes = [sql.add_move(self.game_id, len(game.moves), move_to_wire(move), auto)]
+        trial = game
+        writes = [sql.add_move(self.game_id, n, move_to_wire(move), auto)]
         if trial.is_over:
             results = msgspec.to_builtins([result_to_wire(r) for r in trial.results])
             writes.append(sql.finish_game(self.game_id, trial.totals(), results))
 
+        def undo() -> None:  # the game as it was, replayed from its seed and first n moves
+            before = GameRecord(game.seed, game.seating, tuple(game.moves[:n]))
+            self.game = Game.replay(before, self._engine)
+
         def apply() -> None:
-            self.game = trial
             self._tell(events, auto)
             if reply_to is not None:  # the mover's ok goes out first, in one write with its push
                 self._send(reply_to[0], encode(Ok(id=reply_to[1])))
@@ -755,7 +771,7 @@ class TableMaster:
                 self.tally.add([self.chair_of_seat(seat).name for seat in range(4)], trial.totals())
                 self.last_finished = self.game_id
                 log.info("table %s: game %s over, totals %s", self.id, self.game_id, trial.totals())
-            if trial.phase in ("deal_over", "game_over") or game.phase == "deal_over":
+            if trial.phase in ("deal_over", "game_over") or was_deal_over:
                 for c in self.chairs:
                     if c is not None:
                         c.ready = c.bot and trial.is_over
@@ -763,7 +779,9 @@ class TableMaster:
             self._push_game(events, auto=auto)
             self._replan()
 
-        return self._change(writes, "The move could not be saved; nothing changed.", apply)
+        change = self._change(writes, "The move could not be saved; nothing changed.", apply)
+        change.undo = undo
+        return change
 
     def ready(self, visitor: Visitor, request_id: RequestId) -> Change:
         """At a deal's end: this player is ready for the next deal."""

@@ -93,6 +93,8 @@ class TableRunner:
                 await self._storage.write(change.writes)
             except sqlite3.Error as error:
                 log.error("table %s: storage write failed: %s", self.master.id, error)
+                if change.undo is not None:
+                    change.undo()
                 raise Refused(E.INTERNAL, change.failed) from None
         return change.apply()
 

@@ -7,10 +7,11 @@ when it started and ended, the totals and each deal's result) and every move
 of every game, in order. A game is rebuilt by replaying its moves from its seed;
 the finished ones are read back for the history and replays (``archive``).
 
-Writes are grouped: each ``write`` joins the batch in flight and returns once
-that batch is committed. The batch runs on one worker thread (the only thread
-that touches the connection), so the event loop never waits on the disk, and
-many tables' moves share one fsync.
+Writes are grouped: each ``write`` joins the next batch and returns once that
+batch is committed. The batch runs on one worker thread (the only thread that
+touches the connection), so the event loop never waits on the disk, and many
+tables' moves share one fsync; when the storage is busy (a commit a moment ago)
+a batch waits ``GATHER`` seconds for more writes before it goes.
 
 Durability: WAL with ``synchronous=FULL`` (the default) syncs the log at every
 commit, so a committed move survives SIGKILL and power loss alike; grouping
@@ -41,6 +42,9 @@ from ..protocol.wire import MoveWire, move_from_wire
 from .statements import Statement
 
 log = logging.getLogger(__name__)
+
+GATHER = 0.004  # seconds a write waits for others to share its commit, when busy...
+BUSY = 0.02  # ...that is, when the last commit was less than this long ago
 _move_decoder = msgspec.json.Decoder(MoveWire)
 
 T = TypeVar("T")
@@ -243,6 +247,7 @@ class Storage:
         self._read_executor: ThreadPoolExecutor | None = None
         self._pending: list[tuple[list[Statement], asyncio.Future[None]]] = []
         self._flusher: asyncio.Task[None] | None = None
+        self._last_commit = float("-inf")  # loop time the last batch was committed
         self.commits = 0  # batches committed (the load generator reports it)
 
     def _migrate(self) -> None:
@@ -418,6 +423,11 @@ class Storage:
         loop = asyncio.get_running_loop()
         try:
             while self._pending:
+                if loop.time() - self._last_commit < BUSY:
+                    # Busy: gather the writes of the next few milliseconds into this
+                    # commit. At a person's pace batches were of one or two moves, each
+                    # paying a thread round trip and an fsync; idle, nothing waits.
+                    await asyncio.sleep(GATHER)
                 batch, self._pending = self._pending, []
                 try:
                     await loop.run_in_executor(self._executor, self._commit, [s for g, _ in batch for s in g])
@@ -432,6 +442,7 @@ class Storage:
                         except sqlite3.Error as failure:
                             log.error("storage write failed: %s", failure)
                             results.append(failure)
+                self._last_commit = loop.time()
                 for (_, done), outcome in zip(batch, results, strict=True):
                     if done.done():
                         continue

@@ -106,10 +106,14 @@ def test_a_move_out_of_turn_is_refused_and_a_move_not_stored_changes_nothing() -
     with pytest.raises(Refused) as refused:
         t.play(idle, DrawStock(), None, request_id=2)
     assert refused.value.code == "not-your-turn"
+    before = game.snapshot()
     change = t.play(mover, DrawStock(), None, request_id=3)
-    assert t.game is game and len(game.moves) == 0  # the write failed: never applied
+    assert change.undo is not None
+    change.undo()  # the write failed
+    assert t.game is not None and t.game.snapshot() == before
+    change = t.play(mover, DrawStock(), None, request_id=3)
     outcome = stored(change)
-    assert t.game is not game and len(t.game.moves) == 1
+    assert len(t.game.moves) == 1
     first = frames_to(outcome, mover.id)[0]
     assert isinstance(first, Ok) and first.id == 3  # the mover's ok comes before its push
 

@@ -1,0 +1,305 @@
+"""The yardstick: a bare asyncio server that answers the same frames on the same connections.
+
+    python bench/echo.py [--tables 500] [--think 1] [--duration 60] [--beside-load] [--json]
+
+How much CPU a move costs our server means little alone: part of it is what any
+asyncio server in this language pays on this machine to read a request and write
+five frames. This bench measures that part. It starts ``echo`` (this file, as a
+subprocess: one process, one stock asyncio loop, as ``rummy-server``), opens four
+connections per table, says ``hello`` on each (answered with a ``welcome`` of the
+real size), and then plays as ``bench/load.py`` does: one move in flight per
+table, each seat in turn waiting ``--think`` seconds on average before sending a
+``move`` frame (a real one). The echo server decodes only the frame's ``type`` and
+``id``, and answers as ours does: the mover gets ``ok`` and a ``game`` push in one
+write, the three others the push (a real mid-deal ``game`` frame, with a hand), one
+write each. No rules, no storage, no views: what is left is the floor.
+
+Printed: moves, the latency from a move sent to its ``ok`` (p50, p99), and the echo
+server's CPU per move. With ``--beside-load`` it first runs ``bench/load.py`` with the
+same tables, pace and duration (our server, in the same sitting) and prints both
+figures and their ratio: the goal of issue 15 is our CPU per move within 2x of this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import msgspec
+
+from rummy.engine import Game, view_for
+from rummy.engine.bots import make_bot
+from rummy.protocol.codec import HEADER, encode
+from rummy.protocol.messages import PROTOCOL_VERSION, GameUpdate, Hello, MoveRequest, Ok, Welcome
+from rummy.protocol.wire import event_to_wire, move_to_wire, view_to_wire
+
+
+class _Head(msgspec.Struct):
+    type: str
+    id: int | None = None
+
+
+def real_frames() -> tuple[bytes, bytes, bytes, bytes]:
+    """A welcome, a mid-deal game push (a seat's, with its hand), a move request and an
+    ``ok``, as our server and clients send them."""
+    game = Game(2026)
+    bot = make_bot("random", random.Random(1))
+    events: list[Any] = []
+    for _ in range(20):
+        events = game.apply(bot.choose(view_for(game, game.current)))
+    seat = game.current
+    push = GameUpdate(
+        table_id=1,
+        seat=seat,
+        moves=len(game.moves),
+        view=view_to_wire(view_for(game, seat)),
+        events=[event_to_wire(e) for e in events],
+    )
+    welcome = Welcome(id=1, version=PROTOCOL_VERSION, name="load1-0", server="rummy-server", max_frame=65536)
+    move = MoveRequest(id=7, move=move_to_wire(game.legal_moves()[0]), after=len(game.moves))
+    return encode(welcome), encode(push), encode(move), encode(Ok(id=7))
+
+
+# --- the echo server ----------------------------------------------------------------------
+
+
+class EchoConnection(asyncio.Protocol):
+    def __init__(self, server: EchoServer) -> None:
+        self.server = server
+        self.buffer = bytearray()
+        self.transport: asyncio.Transport | None = None
+        self.table: list[EchoConnection] = []
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.table = self.server.seat(self)
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while len(self.buffer) >= HEADER:
+            size = int.from_bytes(self.buffer[:HEADER], "big")
+            if len(self.buffer) < HEADER + size:
+                break
+            payload = bytes(self.buffer[HEADER : HEADER + size])
+            del self.buffer[: HEADER + size]
+            self.answer(self.server.decoder.decode(payload))
+
+    def answer(self, head: _Head) -> None:
+        assert self.transport is not None
+        if head.type == "hello":
+            self.transport.write(self.server.welcome)
+        elif head.type == "move":
+            push = self.server.push
+            self.transport.write(encode(Ok(id=head.id or 0)) + push)
+            for other in self.table:
+                if other is not self and other.transport is not None:
+                    other.transport.write(push)
+
+
+class EchoServer:
+    def __init__(self) -> None:
+        self.welcome, self.push, _, _ = real_frames()
+        self.decoder = msgspec.msgpack.Decoder(_Head)
+        self.tables: list[list[EchoConnection]] = []
+
+    def seat(self, conn: EchoConnection) -> list[EchoConnection]:
+        """Connections are seated four to a table, in the order they come."""
+        if not self.tables or len(self.tables[-1]) == 4:
+            self.tables.append([])
+        self.tables[-1].append(conn)
+        return self.tables[-1]
+
+
+async def serve() -> None:
+    loop = asyncio.get_running_loop()
+    echo = EchoServer()
+    server = await loop.create_server(lambda: EchoConnection(echo), "127.0.0.1", 0, backlog=4096)
+    print(server.sockets[0].getsockname()[1], flush=True)
+    await server.serve_forever()
+
+
+# --- the clients --------------------------------------------------------------------------
+
+
+class Seat(asyncio.Protocol):
+    def __init__(self, run: Run, table: int, index: int) -> None:
+        self.run, self.table, self.index = run, table, index
+        self.buffer = bytearray()
+        self.transport: asyncio.Transport | None = None
+        self.waiting: asyncio.Future[None] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while len(self.buffer) >= HEADER:
+            size = int.from_bytes(self.buffer[:HEADER], "big")
+            if len(self.buffer) < HEADER + size:
+                break
+            payload = bytes(self.buffer[HEADER : HEADER + size])
+            del self.buffer[: HEADER + size]
+            head = self.run.decoder.decode(payload)
+            if head.type in ("ok", "welcome") and self.waiting is not None and not self.waiting.done():
+                self.waiting.set_result(None)
+
+    async def call(self, frame: bytes) -> float:
+        assert self.transport is not None
+        self.waiting = asyncio.get_running_loop().create_future()
+        sent = time.perf_counter()
+        self.transport.write(frame)
+        await self.waiting
+        return time.perf_counter() - sent
+
+
+class Run:
+    def __init__(self, args: argparse.Namespace, port: int) -> None:
+        self.args, self.port = args, port
+        self.decoder = msgspec.msgpack.Decoder(_Head)
+        _, _, self.move, _ = real_frames()
+        self.hello = encode(Hello(id=1, version=PROTOCOL_VERSION, name="load", lobby=False))
+        self.latencies: list[float] = []
+        self.rng = random.Random(2026)
+
+
+async def drive(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
+    run = Run(args, port)
+    loop = asyncio.get_running_loop()
+    ready = 0
+    go = asyncio.Event()
+
+    async def table(index: int) -> None:
+        nonlocal ready
+        seats = []
+        for i in range(4):
+            _, seat = await loop.create_connection(lambda i=i: Seat(run, index, i), "127.0.0.1", port)
+            seats.append(seat)
+        for seat in seats:
+            await seat.call(run.hello)
+        ready += 1
+        await go.wait()
+        turn = index % 4
+        while not stop.is_set():
+            if args.think:
+                await asyncio.sleep(run.rng.expovariate(1 / args.think))
+            if stop.is_set():
+                break
+            run.latencies.append(await seats[turn].call(run.move))
+            turn = (turn + 1) % 4
+        for seat in seats:
+            assert seat.transport is not None
+            seat.transport.close()
+
+    stop = asyncio.Event()
+    tasks = [asyncio.ensure_future(table(i)) for i in range(args.tables)]
+    while ready < args.tables:
+        await asyncio.sleep(0.05)
+    cpu0, t0 = _cpu(pid), time.perf_counter()
+    go.set()
+    await asyncio.sleep(args.duration)
+    cpu1, elapsed = _cpu(pid), time.perf_counter() - t0
+    stop.set()
+    moves = len(run.latencies)
+    await asyncio.gather(*tasks, return_exceptions=True)
+    lat = sorted(run.latencies)
+    cpu = cpu1 - cpu0
+    return {
+        "tables": args.tables,
+        "think_s": args.think,
+        "elapsed_s": round(elapsed, 2),
+        "moves": moves,
+        "latency_ms": {"p50": _ms(lat, 50), "p99": _ms(lat, 99)},
+        "cpu_s": round(cpu, 2),
+        "cpu_ms_per_move": round(1e3 * cpu / moves, 3) if moves else None,
+    }
+
+
+def _ms(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    return round(1e3 * values[min(len(values) - 1, int(len(values) * p / 100))], 2)
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def echo_run(args: argparse.Namespace) -> dict[str, Any]:
+    proc = subprocess.Popen([sys.executable, __file__, "--serve"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline())
+        return asyncio.run(drive(args, port, proc.pid))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def load_run(args: argparse.Namespace) -> dict[str, Any]:
+    """Our server under bench/load.py at the same tables, pace and duration."""
+    load = Path(__file__).with_name("load.py")
+    cmd = [sys.executable, str(load), "--tables", str(args.tables), "--think", str(args.think)]
+    cmd += ["--duration", str(args.duration), "--games-per-table", "1000", "--lobby", "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True).stdout  # ends at --duration: rc 1
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", type=int, default=500)
+    p.add_argument("--think", type=float, default=1.0, help="mean seconds a seat waits before a move")
+    p.add_argument("--duration", type=float, default=60.0, help="seconds of play measured")
+    p.add_argument("--beside-load", action="store_true", help="run bench/load.py first, same figures")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.serve:
+        asyncio.run(serve())
+        return
+    figures: dict[str, Any] = {}
+    if args.beside_load:
+        ours = load_run(args)
+        per_move = 1e3 * ours["server"]["cpu_s"] / ours["moves"] if ours["moves"] else None
+        figures["rummy_server"] = {
+            "moves": ours["moves"],
+            "latency_ms": ours["latency_ms"],
+            "cpu_s": ours["server"]["cpu_s"],
+            "cpu_ms_per_move": None if per_move is None else round(per_move, 3),
+            "peak_rss_mib": ours["server"]["peak_rss_mib"],
+        }
+        print(
+            f"rummy-server: {ours['moves']} moves, latency p50 {ours['latency_ms']['p50']} ms,"
+            f" p99 {ours['latency_ms']['p99']} ms, CPU {figures['rummy_server']['cpu_ms_per_move']} ms"
+            f" per move, peak RSS {ours['server']['peak_rss_mib']} MiB"
+        )
+    echo = echo_run(args)
+    figures["echo"] = echo
+    print(
+        f"echo server: {args.tables} tables, think {args.think} s: {echo['moves']} moves in"
+        f" {echo['elapsed_s']} s, latency p50 {echo['latency_ms']['p50']} ms, p99"
+        f" {echo['latency_ms']['p99']} ms, CPU {echo['cpu_ms_per_move']} ms per move"
+    )
+    if args.beside_load and echo["cpu_ms_per_move"] and figures["rummy_server"]["cpu_ms_per_move"]:
+        ratio = figures["rummy_server"]["cpu_ms_per_move"] / echo["cpu_ms_per_move"]
+        figures["ratio"] = round(ratio, 2)
+        print(f"our CPU per move is {ratio:.2f}x the echo server's (goal: at most 2x)")
+    if args.json:
+        print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
