@@ -494,6 +494,8 @@ def _server_flags(connections: int, db: Path) -> list[str]:
     ]  # fmt: skip
     if _cli_has("--tables-per-address"):  # every table is opened from loopback
         flags += ["--tables-per-address", str(connections)]
+    if _cli_has("--hello-timeout"):  # thousands connect at once: their hellos queue up
+        flags += ["--hello-timeout", "60"]
     return flags
 
 

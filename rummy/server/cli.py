@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"open tables one address may have opened (default {DEFAULTS.tables_per_address})",
     )
     p.add_argument(
+        "--hello-timeout",
+        type=float,
+        default=DEFAULTS.hello_timeout,
+        help=f"seconds a new connection has to say hello (default {DEFAULTS.hello_timeout:g})",
+    )
+    p.add_argument(
         "--idle-timeout",
         type=float,
         default=DEFAULTS.idle_timeout,
@@ -164,6 +170,7 @@ async def start(args: argparse.Namespace) -> Server:
         tables_per_address=args.tables_per_address,
         keep_deserted=args.keep_deserted,
         idle_timeout=args.idle_timeout,
+        hello_timeout=args.hello_timeout,
         shared_addresses=LOOPBACK if (args.ssh_port, args.web_port) != (None, None) else frozenset(),
         shared_people=(args.ssh_max_sessions if args.ssh_port is not None else 0)
         + (args.web_max_sessions if args.web_port is not None else 0),
@@ -186,13 +193,16 @@ async def serve(args: argparse.Namespace) -> None:
         raise SystemExit(f"rummy-server: cannot listen on {args.host} port {args.port}: {why}.") from None
     # Garbage collection: under load (500 tables) the default thresholds gave ~5 young
     # collections a second and a full one every ~25 s that stalled every table for up
-    # to 140 ms. Little of what the server allocates is cyclic garbage, so collect the
-    # young generation 30x less often (a 100 s run: 11 collections, 160 ms of gc in all,
-    # instead of 526 and 1.4 s), and freeze what startup loaded (modules, restored
-    # games), which lives as long as the server, so full collections do not walk it.
+    # to 140 ms. Little of what the server allocates is cyclic garbage: what survives
+    # a young collection is mostly games' moves and events, which live until their game
+    # ends. So: freeze what startup loaded (modules, restored games), collect the young
+    # generation less often (every 10,000 objects: a few ms each, the middle one every
+    # tenth of those, ~25k objects), and the whole heap only after a thousand middle
+    # ones (about an hour at 1,000 tables): at 2,000 tables a full collection walked
+    # every game's moves, 0.3 s or more, once a minute.
     gc.collect()
     gc.freeze()
-    gc.set_threshold(20_000, 10, 10)
+    gc.set_threshold(10_000, 10, 1_000)
     print(
         f"rummy-server listening on {server.address};"
         f" players join with: rummy-client {public_address(server)}",

@@ -8,6 +8,7 @@ returns the running ``Server``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import socket
@@ -63,7 +64,8 @@ class Server:
         self._host = Host(self.lobby, storage, self.stats, self.room_for_newcomer)
         self._last_id = 0
         self._listener: asyncio.base_events.Server | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._all_gone = asyncio.Event()  # every connection has ended (see close)
+        self._all_gone.set()
         self.host = ""
         self.port = 0
 
@@ -73,13 +75,20 @@ class Server:
         return f"{host}:{self.port}"
 
     async def listen(self, host: str, port: int) -> None:
-        self._listener = await asyncio.start_server(self._accept, host, port, backlog=BACKLOG)
+        loop = asyncio.get_running_loop()
+        self._listener = await loop.create_server(self._new_session, host, port, backlog=BACKLOG)
         sockname = self._listener.sockets[0].getsockname()
         self.host, self.port = sockname[0], sockname[1]
         log.info("listening on %s (storage %s)", self.address, self.storage.path)
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = writer.get_extra_info("peername")
+    def _new_session(self) -> Session:
+        self._last_id += 1
+        return Session(self._last_id, self._host, self.options, self.warn, self._admit, self._left)
+
+    def _admit(self, session: Session, transport: asyncio.Transport) -> tuple[str, str] | None:
+        """A new connection, within the caps: its (address, origin); else it is told why
+        and closed (None)."""
+        peer = transport.get_extra_info("peername")
         address = str(peer[0]) if peer else "?"
         origin = address_key(address)
         full = len(self.sessions) >= self.options.max_connections
@@ -88,32 +97,28 @@ class Server:
             self.warn.warning("refused", "refused a connection from %s: too many", address)
             self.stats["refused"] += 1
             text = "The server is full." if full else f"Your address has {cap} connections open already."
-            writer.write(encode(Error(id=None, code=E.TOO_MANY_CONNECTIONS, text=text, fatal=True)))
-            writer.close()
-            return
-        sock = writer.get_extra_info("socket")
+            transport.write(encode(Error(id=None, code=E.TOO_MANY_CONNECTIONS, text=text, fatal=True)))
+            transport.close()
+            return None
+        sock = transport.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)  # notice peers that vanished
             if sock.family in (socket.AF_INET, socket.AF_INET6):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._last_id += 1
-        session = Session(self._last_id, self._host, self.options, self.warn, reader, writer, address, origin)
         self.sessions.add(session)
-        self.lobby.arrive(session)
         self._per_address[origin] += 1
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.add(task)
+        self.lobby.arrive(session)
+        self._all_gone.clear()
         log.debug("connection from %s", address)
-        try:
-            await session.run()
-        finally:
-            self.sessions.discard(session)
-            self._per_address[origin] -= 1
-            if self._per_address[origin] <= 0:
-                del self._per_address[origin]
-            if task is not None:
-                self._tasks.discard(task)
+        return address, origin
+
+    def _left(self, session: Session) -> None:
+        self.sessions.discard(session)
+        self._per_address[session.origin] -= 1
+        if self._per_address[session.origin] <= 0:
+            del self._per_address[session.origin]
+        if not self.sessions:
+            self._all_gone.set()
 
     def room_for_newcomer(self) -> bool:
         """Whether one more connection that is not in a chair may stay: ``player_reserve``
@@ -130,8 +135,9 @@ class Server:
         await self.lobby.stop()
         for session in list(self.sessions):
             session.fail(E.SHUTTING_DOWN, "The server is shutting down.")
-        if self._tasks:
-            await asyncio.wait(list(self._tasks), timeout=5)
+        if self.sessions:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._all_gone.wait(), timeout=5)
         if self._listener is not None:
             await self._listener.wait_closed()
         await self.storage.close()

@@ -9,12 +9,20 @@ second only, and cut off if it goes on (a flood); the frame size cap (in the
 decoder), and a cap on bytes queued for a peer that does not read (it is
 dropped rather than allowed to eat memory). Requests of one connection are
 handled one after another, in order.
+
+A session is an ``asyncio.Protocol``: bytes arrive by ``data_received`` and the
+requests they hold wait in ``_inbox`` for a task that handles them, started when
+there are some and gone when there are none. A stream reader per connection
+kept a task, a coroutine and a future alive for every idle connection: at
+4,000 connections they were most of what each garbage collection had to walk.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from ..protocol import errors as E
@@ -30,31 +38,30 @@ from .refused import Refused
 
 log = logging.getLogger(__name__)
 
-READ_CHUNK = 64 * 1024
+INBOX_LIMIT = 64  # requests waiting to be handled before the connection is read no more
 HOLD = 0.25  # seconds the answers to requests over the rate may wait, to go out together
 FLOOD_WINDOW = 10.0  # seconds: more than flood_limit dropped requests in about this long is a flood
 
 
-class Session:
+class Session(asyncio.Protocol):
     def __init__(
         self,
         conn_id: int,
         host: Host,
         options: ServerOptions,
         warn: Throttled,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        address: str,
-        origin: str,
+        admit: Callable[[Session, asyncio.Transport], tuple[str, str] | None],
+        left: Callable[[Session], None],
     ) -> None:
         self.id = conn_id
         self.host = host
         self.options = options
         self.warn = warn  # the server's log, a line of each kind every few seconds
-        self.reader = reader
-        self.writer = writer
-        self.address = address  # the peer's IP address, for the log
-        self.origin = origin  # what it counts as for the per-address caps
+        self._admit = admit  # the listener's caps: (address, origin), or None if refused
+        self._left = left  # the listener's: the connection is over
+        self.transport: asyncio.Transport | None = None
+        self.address = "?"  # the peer's IP address, for the log
+        self.origin = "?"  # what it counts as for the per-address caps
         self.name = ""
         self.said_hello = False
         self.wants_legal_moves = False
@@ -69,6 +76,15 @@ class Session:
         # rate now and then is not cut off for good after its hundredth slip.
         limit = options.flood_limit
         self._drops = TokenBucket(limit / FLOOD_WINDOW, limit)
+        self._inbox: deque[ClientMessage | ProtocolError] = deque()
+        self._worker: asyncio.Task[None] | None = None  # handles the inbox, while it has any
+        self._paused: set[str] = set()  # why reading is paused: "rate", "inbox"
+        self._lost = False  # the connection is over (its last requests may still be handled)
+        self._admitted = False
+        self._ended = False
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._partial_since: float | None = None  # when the frame now arriving began
+        self._opened_at = self._heard_at = 0.0
 
     @property
     def closed(self) -> bool:
@@ -87,9 +103,9 @@ class Session:
         if self._held:  # answers held back go first, so that answers keep their order
             data = bytes(self._held) + data
             self._held.clear()
-        if self._closed:
+        transport = self.transport
+        if self._closed or transport is None:
             return
-        transport = self.writer.transport
         if transport.is_closing():
             self._closed = True
             return
@@ -99,13 +115,13 @@ class Session:
             self._closed = True
             transport.abort()
             return
-        self.writer.write(data)
+        transport.write(data)
 
     def queued(self) -> int:
         """Bytes sent that the peer has not read yet (in the transport's buffer)."""
-        if self._closed:
+        if self._closed or self.transport is None:
             return 0
-        return self.writer.transport.get_write_buffer_size() + len(self._held)
+        return self.transport.get_write_buffer_size() + len(self._held)
 
     def _hold(self, data: bytes) -> None:
         """Send ``data`` within ``HOLD`` seconds, with whatever else comes meanwhile: a
@@ -132,58 +148,96 @@ class Session:
             if self._release is not None:
                 self._release.cancel()
             self._closed = True
-            self.writer.close()
+            if self.transport is not None:
+                self.transport.close()
 
     # --- receiving -----------------------------------------------------------------------
 
-    async def run(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._opened_at = self._heard_at = loop.time()
-        self._partial_since: float | None = None  # when the frame now arriving began
-        self._watchdog: asyncio.TimerHandle | None = None
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)  # a TCP stream's
+        self.transport = transport
+        admitted = self._admit(self, transport)
+        if admitted is None:  # refused (too many connections): already told and closed
+            self._closed = True
+            return
+        self._admitted = True
+        self.address, self.origin = admitted
+        self._opened_at = self._heard_at = asyncio.get_running_loop().time()
         self._watch()
+
+    def data_received(self, data: bytes) -> None:
+        if self._closed:
+            return
+        now = asyncio.get_running_loop().time()
+        items = self._decoder.feed(data)
+        if items:
+            self._heard_at = now
+        if self._decoder.buffered and self._partial_since is None:
+            self._partial_since = now
+            self._watch()  # a frame began: its deadline may come first
+        elif not self._decoder.buffered:
+            self._partial_since = None
+        if not items:
+            return
+        self._inbox.extend(items)
+        if len(self._inbox) >= INBOX_LIMIT:
+            self._pause_reading("inbox")  # what it sends waits in the kernel meanwhile
+        if self._worker is None:
+            self._worker = asyncio.get_running_loop().create_task(self._handle_inbox())
+
+    def eof_received(self) -> bool:
+        return False  # close: a peer that stops sending has gone
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lost = True
+        if not self._admitted:
+            return
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if self._worker is None:  # else the worker ends it, once what came is handled
+            self._gone()
+
+    async def _handle_inbox(self) -> None:
+        """Handle the requests that came, one after another, in order."""
         try:
-            while not self._closed:
-                data = await self.reader.read(READ_CHUNK)
-                if not data:
-                    break
-                items = self._decoder.feed(data)
-                if items:
-                    self._heard_at = loop.time()
-                if self._decoder.buffered and self._partial_since is None:
-                    self._partial_since = loop.time()
-                    self._watch()  # a frame began: its deadline may come first
-                elif not self._decoder.buffered:
-                    self._partial_since = None
-                for item in items:
-                    if self._closed:
-                        break
+            while self._inbox and not self._closed:
+                while self._inbox and not self._closed:
+                    item = self._inbox.popleft()
                     said_hello = self.said_hello
                     await self._receive(item)
                     if self.said_hello != said_hello:
                         self._watch()  # from the hello deadline to the idle one
-                if self._over_rate:
+                if self._over_rate:  # all that came is answered: now hold off a while
                     self._over_rate = False
+                    self._resume_reading("inbox")
                     await self._pause()
-        except (ConnectionError, OSError):
-            pass
         finally:
-            if self._watchdog is not None:
-                self._watchdog.cancel()
-            self._gone()
+            self._worker = None
+            self._inbox.clear()  # if closed: what is left is not answered
+            self._resume_reading("inbox")
+            if self._lost:
+                self._gone()
+
+    def _pause_reading(self, why: str) -> None:
+        if not self._paused and self.transport is not None and not self.transport.is_closing():
+            self.transport.pause_reading()
+        self._paused.add(why)
+
+    def _resume_reading(self, why: str) -> None:
+        self._paused.discard(why)
+        if not self._paused and self.transport is not None and not self.transport.is_closing():
+            self.transport.resume_reading()
 
     async def _pause(self) -> None:
         """Over its rate: leave what it sends in the kernel for ``HOLD`` seconds, then
         read and answer all of it at once (reading and answering each request of a
         flood on its own was the most of what the flood cost the server)."""
-        transport = self.writer.transport
-        assert isinstance(transport, asyncio.Transport)  # a TCP stream's: it reads too
-        transport.pause_reading()
+        self._pause_reading("rate")
         try:
             await asyncio.sleep(HOLD)
         finally:
-            if not transport.is_closing():
-                transport.resume_reading()
+            self._resume_reading("rate")
 
     def _watch(self) -> None:
         """The connection's one timer, at its next deadline: ``hello`` within
@@ -264,5 +318,9 @@ class Session:
 
     def _gone(self) -> None:
         """The connection is over: keep the chair for its token, stop the pushes."""
+        if self._ended:
+            return
+        self._ended = True
         self.close()
         self.host.lobby.depart(self)
+        self._left(self)

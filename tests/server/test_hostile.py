@@ -282,7 +282,7 @@ async def test_a_peer_that_never_reads_is_dropped_before_it_eats_memory() -> Non
         # A congested path: the kernel holds little for this peer, so what it does not
         # read piles up in the server's own buffer.
         sloth = next(s for s in server.sessions if s.name == "Sloth")
-        sloth.writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        sloth.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
         asks = b"".join(raw({"type": "lobby_subscribe", "id": 2 + i, "on": True}) for i in range(90))
         writer.write(asks)  # ~90 copies of the table list asked for, none read
         await writer.drain()
