@@ -16,7 +16,7 @@ from rummy.engine import ENGINE_VERSION, DrawStock, Game, GameRecord, view_for
 from rummy.engine.bots import make_bot
 from rummy.protocol import GameUpdate, Ok, Seated, TableOptions, errors
 from rummy.protocol.codec import server_decoder
-from rummy.protocol.messages import ChatLine, Clock, LobbyGone
+from rummy.protocol.messages import ChatLine, Clock, Error, LobbyGone
 from rummy.protocol.messages import Table as TableMessage
 from rummy.server.master import Change, Context, Outcome, TableMaster, Visitor
 from rummy.server.options import ServerOptions
@@ -174,3 +174,30 @@ def test_a_stored_game_resumes_where_it_was() -> None:
     t.resume(1, GameRecord(2026, "draw", tuple(moves)), ENGINE_VERSION, [None] * 5)
     assert t.status == "playing" and t.game is not None and t.game.snapshot() == game.snapshot()
     assert sum(len(events) for events, _ in t.story) > 5  # the deal's story, told to who comes back
+
+
+def test_an_away_players_turn_is_played_by_a_stand_in_and_said_so() -> None:
+    t, _ = four_seated(TableOptions(on_drop="bot"))
+    stored(t.start(ANN, request_id=1))
+    game = t.game
+    assert game is not None
+    mover = (ANN, BOB, CY, DEE)[game.partner_draw.seat_of_player.index(game.current)]
+    gone = stored(t.detach(mover.id))
+    assert mover.id in gone.gone and len(gone.think) == 1  # a bot now plays that seat
+    think = gone.think[0]
+    played = stored(t.bot_moved(think, think.bot.choose(think.view), think.bot))
+    others = [v for v in (ANN, BOB, CY, DEE) if v is not mover]
+    for v in others:
+        (update,) = [m for m in frames_to(played, v.id) if isinstance(m, GameUpdate)]
+        assert update.auto == "stand_in"  # everyone's log says who played it
+    assert frames_to(played, mover.id) == []  # the away player is sent nothing
+
+
+def test_a_chair_taken_back_by_another_connection_tells_the_first_one() -> None:
+    t, _ = table()
+    stored(t.sit(ANN, 0, request_id=1))
+    again = Visitor(42, "Ann")
+    outcome = stored(t.reclaim(again, 0, answer=b""))
+    (replaced,) = [m for m in frames_to(outcome, ANN.id) if isinstance(m, Error)]
+    assert replaced.code == errors.REPLACED and ANN.id in outcome.gone
+    assert (again.id, 0) in outcome.places and t.where(again.id) == 0 and t.where(ANN.id) is None
