@@ -70,6 +70,18 @@ def real_frames() -> tuple[bytes, bytes, bytes, bytes]:
     return encode(welcome), encode(push), encode(move), encode(Ok(id=7))
 
 
+def whole_frames(buffer: bytearray) -> list[bytes]:
+    """Cut the whole frames off the front of ``buffer``: their payloads."""
+    payloads = []
+    while len(buffer) >= HEADER:
+        size = int.from_bytes(buffer[:HEADER], "big")
+        if len(buffer) < HEADER + size:
+            break
+        payloads.append(bytes(buffer[HEADER : HEADER + size]))
+        del buffer[: HEADER + size]
+    return payloads
+
+
 # --- the echo server ----------------------------------------------------------------------
 
 
@@ -87,12 +99,7 @@ class EchoConnection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
-        while len(self.buffer) >= HEADER:
-            size = int.from_bytes(self.buffer[:HEADER], "big")
-            if len(self.buffer) < HEADER + size:
-                break
-            payload = bytes(self.buffer[HEADER : HEADER + size])
-            del self.buffer[: HEADER + size]
+        for payload in whole_frames(self.buffer):
             self.answer(self.server.decoder.decode(payload))
 
     def answer(self, head: _Head) -> None:
@@ -145,12 +152,7 @@ class Seat(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
-        while len(self.buffer) >= HEADER:
-            size = int.from_bytes(self.buffer[:HEADER], "big")
-            if len(self.buffer) < HEADER + size:
-                break
-            payload = bytes(self.buffer[HEADER : HEADER + size])
-            del self.buffer[: HEADER + size]
+        for payload in whole_frames(self.buffer):
             head = self.run.decoder.decode(payload)
             if head.type in ("ok", "welcome") and self.waiting is not None and not self.waiting.done():
                 self.waiting.set_result(None)
