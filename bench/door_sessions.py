@@ -102,7 +102,9 @@ class Screen:
         try:
             await asyncio.wait_for(poll(), TIMEOUT)
         except TimeoutError:
-            raise TimeoutError(f"{'still' if gone else 'no'} {pattern!r} on the screen:\n{self.text()}") from None
+            raise TimeoutError(
+                f"{'still' if gone else 'no'} {pattern!r} on the screen:\n{self.text()}"
+            ) from None
 
     async def press(self, keys: str) -> None:
         raise NotImplementedError

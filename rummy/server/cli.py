@@ -18,14 +18,15 @@ from pathlib import Path
 
 from platformdirs import user_state_dir
 
+from rummy.doors.ssh.cli import add_ssh_arguments, start_ssh_from_args
+from rummy.doors.web.cli import add_web_arguments, start_web_from_args
+
 from ..protocol.messages import DEFAULT_PORT
 from .fdlimit import connection_cap, raise_open_files
 from .listener import Server, start_server
 from .logguard import Throttled, guard_loop
 from .options import ServerOptions
-from .ssh.cli import add_ssh_arguments, start_ssh_from_args
 from .storage import StorageError
-from .web.cli import add_web_arguments, start_web_from_args
 
 log = logging.getLogger("rummy.server")
 DEFAULTS = ServerOptions()

@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rummy.server.ssh.cli import default_state_dir, game_address
-from rummy.server.web.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, DEFAULT_MAX_SESSIONS
+from rummy.doors.ssh.cli import default_state_dir, game_address
+from rummy.doors.web.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, DEFAULT_MAX_SESSIONS
 
 if TYPE_CHECKING:
-    from rummy.server.ssh.session import ClientCommand
-    from rummy.server.web.server import WebGameServer
+    from rummy.doors.client_env import ClientCommand
+    from rummy.doors.web.server import WebGameServer
 
 
 def add_web_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,7 +73,7 @@ async def start_web_from_args(
     if args.web_port is None:
         return None
     try:
-        from rummy.server.web.server import start_web_server
+        from rummy.doors.web.server import start_web_server
     except ImportError as exc:
         raise SystemExit(f"rummy-server: web hosting needs a Unix system with ptys ({exc})") from None
     try:

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from platformdirs import user_state_dir
 
-from rummy.server.ssh.access import AccessError
-from rummy.server.ssh.hostkey import HostKeyError
-from rummy.server.ssh.limits import (
+from rummy.doors.ssh.access import AccessError
+from rummy.doors.ssh.hostkey import HostKeyError
+from rummy.doors.ssh.limits import (
     DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_PER_ADDRESS,
     DEFAULT_MAX_SESSIONS,
@@ -24,8 +24,8 @@ from rummy.server.ssh.limits import (
 )
 
 if TYPE_CHECKING:
-    from rummy.server.ssh.server import SSHGameServer
-    from rummy.server.ssh.session import ClientCommand
+    from rummy.doors.client_env import ClientCommand
+    from rummy.doors.ssh.server import SSHGameServer
 
 # Where the child clients reach the game server when it listens on every
 # interface: this machine, by loopback.
@@ -115,7 +115,7 @@ async def start_ssh_from_args(
     try:
         # Loaded only now: the pty side exists only on Unix, and rummy-server
         # must still start elsewhere when SSH is not asked for.
-        from rummy.server.ssh.server import start_ssh_server
+        from rummy.doors.ssh.server import start_ssh_server
     except ImportError as exc:
         raise SystemExit(f"rummy-server: SSH hosting needs a Unix system with ptys ({exc})") from None
     try:
