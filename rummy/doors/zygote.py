@@ -232,6 +232,7 @@ class Zygote:
     def _become_child(self, argv: list[str], env: dict[str, str], cwd: str, tty: int) -> Child:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        gc.enable()
         for fd in (self._wake_r, self._wake_w):
             os.close(fd)
         self.sock.close()
@@ -255,10 +256,13 @@ class Zygote:
 
 def preload(modules: list[str], load: Callable[[str], object] = importlib.import_module) -> None:
     """Import what the children will run, then freeze it: the collector never walks
-    (so never writes to) the pages every child shares."""
+    (so never writes to) the pages every child shares. The collector stays off while
+    importing (as gc.freeze's documentation advises): a collection here would leave
+    freed holes in those pages, which a child's first allocations would fill, copying
+    each page they land on. It is on again in each child."""
+    gc.disable()
     for name in modules:
         load(name)
-    gc.collect()
     gc.freeze()
 
 

@@ -20,8 +20,9 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from rummy.doors.options import game_address
 from rummy.doors.ssh import HOST_KEY_NAME, HostKeyError, sanitise_name, start_ssh_server
-from rummy.doors.ssh.cli import game_address, start_ssh_from_args
+from rummy.doors.ssh.cli import start_ssh_from_args
 from rummy.doors.ssh.limits import MAX_SESSIONS_PER_CONNECTION
 from rummy.doors.ssh.server import IDLE_NOTICE, SSHGameServer
 from rummy.doors.ssh.session import TERMINAL_RESET

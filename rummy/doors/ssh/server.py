@@ -19,13 +19,12 @@ import asyncssh
 
 from rummy.doors.client_env import ClientCommand, default_client_command
 from rummy.doors.forker import Forker, preload_for
+from rummy.doors.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, HANGUP_GRACE
 from rummy.doors.ssh.access import AccessPolicy
 from rummy.doors.ssh.hostkey import default_host_key_path, load_host_key, load_or_create_host_key
 from rummy.doors.ssh.identity import DEFAULT_NAME, Identity
 from rummy.doors.ssh.limits import (
-    DEFAULT_IDLE_TIMEOUT,
     DEFAULT_LOGIN_TIMEOUT,
-    DEFAULT_MAX_PER_ADDRESS,
     DEFAULT_MAX_SESSIONS,
     DEFAULT_MAX_STARTUPS,
     KEEPALIVE_COUNT_MAX,
@@ -297,7 +296,7 @@ async def start_ssh_server(
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     login_timeout: float = DEFAULT_LOGIN_TIMEOUT,
     keyless_notice_delay: float = 2.0,
-    hangup_grace: float = 2.0,
+    hangup_grace: float = HANGUP_GRACE,
 ) -> SSHGameServer:
     """Serve the game client over SSH on ``host:port``.
 

@@ -20,6 +20,7 @@ import asyncssh
 
 from rummy.doors.client_env import LOCALE, ClientCommand, client_env, default_client_command
 from rummy.doors.forker import Forker
+from rummy.doors.limits import HANGUP_GRACE
 from rummy.doors.pty_child import INPUT_HIGH_WATER, PtyChild, WindowSize
 from rummy.doors.ssh.identity import ClientStateDir, Identity
 from rummy.doors.wording import exit_words
@@ -48,7 +49,7 @@ class SessionSettings:
     forker: Forker
     client_command: ClientCommand = default_client_command
     keyless_notice_delay: float = 2.0
-    hangup_grace: float = 2.0
+    hangup_grace: float = HANGUP_GRACE
 
 
 class GameSession(asyncssh.SSHServerSession[bytes]):

@@ -26,6 +26,7 @@ from aiohttp import web
 
 from rummy.doors.client_env import ClientCommand, default_client_command
 from rummy.doors.forker import Forker, preload_for
+from rummy.doors.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, HANGUP_GRACE
 from rummy.doors.web import page
 from rummy.doors.web.identity import (
     COOKIE,
@@ -39,10 +40,7 @@ from rummy.doors.web.identity import (
     name_from_cookie,
 )
 from rummy.doors.web.limits import (
-    DEFAULT_IDLE_TIMEOUT,
-    DEFAULT_MAX_PER_ADDRESS,
     DEFAULT_MAX_SESSIONS,
-    HANGUP_GRACE,
     HEARTBEAT,
     MAX_COLUMNS,
     MAX_MESSAGE,
