@@ -112,6 +112,9 @@ class Child:
             if argv[1] == "-m" and len(argv) >= 3:
                 sys.argv = [argv[2], *argv[3:]]
                 sys.path[0] = self.cwd
+                # Run as a fresh __main__, as `python -m` does (its imports are loaded
+                # already); left in sys.modules, runpy would warn on the player's screen.
+                sys.modules.pop(argv[2], None)
                 runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
                 return
             if argv[1] == "-c" and len(argv) >= 3:

@@ -13,7 +13,8 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from rummy.doors.forker import Forker
+from rummy.doors.client_env import client_env, default_client_command
+from rummy.doors.forker import Forker, preload_for
 from tests.doors.door_helpers import descendants, env_of, field, host_secrets, process_gone, wait_until
 from tests.doors.test_ssh import Screen, connect, open_terminal, serve
 
@@ -152,3 +153,34 @@ async def test_any_program_runs_on_its_terminal_with_its_environment_limits_and_
         os.close(master)
         await forker.close()
     assert f"home={tmp_path} core=0 files=1024 pwd={tmp_path}" in said
+
+
+async def test_the_real_client_forked_draws_its_screen_and_nothing_before_it(tmp_path: Path) -> None:
+    """The client run from the preloaded parent starts as `python -m` would: its first
+    bytes are its own full screen (no warning of the module already loaded), and it
+    draws the lobby (here: saying the server cannot be reached)."""
+    argv = default_client_command("127.0.0.1:9", "Zed")  # port 9: nobody listens
+    forker = Forker(preload_for(argv))
+    await forker.start()
+    master, slave = os.openpty()
+    child = await forker.spawn(argv, env=client_env(tmp_path, "xterm-256color"), cwd=tmp_path, tty=slave)
+    os.close(slave)
+    screen = b""
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        while b"Persian Rummy lobby" not in screen and loop.time() < deadline:
+            readable = asyncio.Event()
+            loop.add_reader(master, readable.set)
+            try:
+                await asyncio.wait_for(readable.wait(), deadline - loop.time())
+            finally:
+                loop.remove_reader(master)
+            screen += os.read(master, 65536)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        await child.wait()
+        os.close(master)
+        await forker.close()
+    assert b"Persian Rummy lobby" in screen and b"Cannot reach 127.0.0.1:9" in screen
+    assert screen.startswith(b"\x1b["), screen[:200]
