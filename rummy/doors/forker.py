@@ -202,15 +202,16 @@ class Forker:
     async def _spawn(
         self, argv: Sequence[str], env: Mapping[str, str], cwd: str | Path, tty: int
     ) -> ForkedChild:
+        request: dict[str, object] = {"argv": list(argv), "env": dict(env), "cwd": str(cwd)}
         async with self._spawning:  # replies come in the order of the requests
-            await self.start()
-            assert self._sock is not None and self._replies is not None
             try:
-                send(self._sock, {"argv": list(argv), "env": dict(env), "cwd": str(cwd)}, tty)
+                replies = await self._send(request, tty)
             except OSError:
+                # The parent died and its end has not been read yet: nothing was forked.
+                # Once more, with a new parent.
                 self._lost()
-                raise
-            reply, pidfd = await self._replies.get()
+                replies = await self._send(request, tty)
+            reply, pidfd = await replies.get()
         if reply is None:
             raise OSError("the door's client parent ended")
         pid = reply.get("pid")
@@ -221,6 +222,19 @@ class Forker:
         if pid in self._early_exits:
             self._ended(pid, self._early_exits.pop(pid))
         return child
+
+    async def _send(
+        self, request: dict[str, object], tty: int
+    ) -> asyncio.Queue[tuple[dict[str, object] | None, int | None]]:
+        """Send a request (a parent is started first if there is none); where its reply comes."""
+        await self.start()
+        assert self._sock is not None and self._replies is not None
+        try:
+            send(self._sock, request, tty)
+        except OSError:
+            self._lost()
+            raise
+        return self._replies
 
     def _read(self) -> None:
         assert self._sock is not None and self._replies is not None
