@@ -1,7 +1,8 @@
 """``rummy-server``: parse the arguments, set up logging, run until stopped.
 
 Kept small on purpose: ``build_parser`` and ``serve`` are meant to be extended
-(an SSH front end adds its own options and starts beside the game server).
+(the SSH and browser doors, front ends of their own, add their options and start
+beside the game server through ``rummy.doors``).
 """
 
 from __future__ import annotations
@@ -18,14 +19,13 @@ from pathlib import Path
 
 from platformdirs import user_state_dir
 
+from ..doors import add_door_arguments, start_doors
 from ..protocol.messages import DEFAULT_PORT
 from .fdlimit import connection_cap, raise_open_files
 from .listener import Server, start_server
 from .logguard import Throttled, guard_loop
 from .options import ServerOptions
-from .ssh.cli import add_ssh_arguments, start_ssh_from_args
 from .storage import StorageError
-from .web.cli import add_web_arguments, start_web_from_args
 
 log = logging.getLogger("rummy.server")
 DEFAULTS = ServerOptions()
@@ -115,8 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="full",
         help="full: every move on disk before it is told (survives power cuts); normal: survives a crash",
     )
-    add_ssh_arguments(p)
-    add_web_arguments(p)
+    add_door_arguments(p)
     return p
 
 
@@ -209,13 +208,9 @@ async def serve(args: argparse.Namespace) -> None:
         flush=True,
     )
     public_host = public_address(server).rpartition(":")[0]
-    ssh = web = None
     try:
-        ssh = await start_ssh_from_args(args, server.host, server.port, public_host)
-        web = await start_web_from_args(args, server.host, server.port, public_host)
+        doors = await start_doors(args, server.host, server.port, public_host)
     except SystemExit:
-        if ssh is not None:
-            await ssh.close()
         await server.close()
         raise
     stop = asyncio.Event()
@@ -223,11 +218,7 @@ async def serve(args: argparse.Namespace) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
-    # First the doors: their clients are players of this server.
-    if web is not None:
-        await web.close()
-    if ssh is not None:
-        await ssh.close()
+    await doors.close()  # first the doors: their clients are players of this server
     await server.close()
 
 

@@ -404,7 +404,7 @@ def test_the_state_store_saves_records_beside_the_seat_tokens(state_dir: Path) -
 async def test_a_client_run_by_a_door_saves_no_file(state_dir: Path) -> None:
     """Through the SSH or web door the client runs on the server's machine for a player
     far away: a file saved there would be out of their reach, so w is not offered."""
-    from rummy.server.ssh.session import default_client_command
+    from rummy.doors.client_env import default_client_command
 
     assert "--hosted" in default_client_command("127.0.0.1:7325", "Ann")
     rec = record()

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.doors.door_helpers import client_pids
 from tests.e2e.browser import PageTerminal, chromium
 
 SERVER = Path(sys.executable).parent / "rummy-server"
@@ -33,11 +34,8 @@ class RunningServer:
     url: str
 
     def clients(self) -> set[int]:
-        """The server's child processes: one game client per open page."""
-        found: set[int] = set()
-        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
-            found.update(int(pid) for pid in (task / "children").read_text().split())
-        return found
+        """The game clients the server's web door runs: one per open page."""
+        return set(client_pids(self.process.pid))
 
 
 @pytest.fixture

@@ -12,43 +12,24 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rummy.server.ssh.cli import default_state_dir, game_address
-from rummy.server.web.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, DEFAULT_MAX_SESSIONS
+from rummy.doors.options import add_door_options, default_state_dir, game_address
+from rummy.doors.web.limits import DEFAULT_MAX_SESSIONS
 
 if TYPE_CHECKING:
-    from rummy.server.ssh.session import ClientCommand
-    from rummy.server.web.server import WebGameServer
+    from rummy.doors.client_env import ClientCommand
+    from rummy.doors.web.server import WebGameServer
 
 
 def add_web_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("web", "let players join from a browser")
-    group.add_argument(
-        "--web-port", type=int, default=None, metavar="PORT", help="also serve the game to browsers on PORT"
-    )
-    group.add_argument(
-        "--web-host", default=None, metavar="ADDR", help="address for the web door (default: as --host)"
-    )
-    group.add_argument(
-        "--web-max-sessions",
-        type=int,
-        default=DEFAULT_MAX_SESSIONS,
-        metavar="N",
-        help=f"browser sessions at once in all, each a client process (default {DEFAULT_MAX_SESSIONS})",
-    )
-    group.add_argument(
-        "--web-max-per-address",
-        type=int,
-        default=DEFAULT_MAX_PER_ADDRESS,
-        metavar="N",
-        help=f"browser sessions at once from one address (default {DEFAULT_MAX_PER_ADDRESS})",
-    )
-    group.add_argument(
-        "--web-idle-timeout",
-        type=float,
-        default=DEFAULT_IDLE_TIMEOUT,
-        metavar="SECONDS",
-        help=f"close a browser session after this long without a key pressed (0: never; "
-        f"default {DEFAULT_IDLE_TIMEOUT:g})",
+    add_door_options(
+        group.add_argument,
+        "web",
+        served="to browsers",
+        session="a browser session",
+        player="browser sessions",
+        per_address="browser sessions",
+        max_sessions=DEFAULT_MAX_SESSIONS,
     )
     group.add_argument(
         "--web-behind-proxy",
@@ -73,7 +54,7 @@ async def start_web_from_args(
     if args.web_port is None:
         return None
     try:
-        from rummy.server.web.server import start_web_server
+        from rummy.doors.web.server import start_web_server
     except ImportError as exc:
         raise SystemExit(f"rummy-server: web hosting needs a Unix system with ptys ({exc})") from None
     try:

@@ -18,11 +18,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rummy.server.ssh.access import AccessError, AccessPolicy
-    from rummy.server.ssh.hostkey import HOST_KEY_NAME, HostKeyError
-    from rummy.server.ssh.identity import Identity, sanitise_name
-    from rummy.server.ssh.server import SSHGameServer, start_ssh_server
-    from rummy.server.ssh.session import ClientCommand, default_client_command
+    from rummy.doors.ssh.access import AccessError, AccessPolicy
+    from rummy.doors.ssh.hostkey import HOST_KEY_NAME, HostKeyError
+    from rummy.doors.ssh.identity import Identity, sanitise_name
+    from rummy.doors.ssh.server import SSHGameServer, start_ssh_server
 
 _WHERE = {
     "AccessError": "access",
@@ -33,8 +32,6 @@ _WHERE = {
     "sanitise_name": "identity",
     "SSHGameServer": "server",
     "start_ssh_server": "server",
-    "ClientCommand": "session",
-    "default_client_command": "session",
 }
 
 __all__ = [  # noqa: RUF022 (grouped by module, as in _WHERE)
@@ -46,8 +43,6 @@ __all__ = [  # noqa: RUF022 (grouped by module, as in _WHERE)
     "sanitise_name",
     "SSHGameServer",
     "start_ssh_server",
-    "ClientCommand",
-    "default_client_command",
 ]
 
 

@@ -20,15 +20,16 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from rummy.doors.options import game_address
+from rummy.doors.ssh import HOST_KEY_NAME, HostKeyError, sanitise_name, start_ssh_server
+from rummy.doors.ssh.cli import start_ssh_from_args
+from rummy.doors.ssh.limits import MAX_SESSIONS_PER_CONNECTION
+from rummy.doors.ssh.server import IDLE_NOTICE, SSHGameServer
+from rummy.doors.ssh.session import TERMINAL_RESET
 from rummy.protocol import NAME_LIMIT
 from rummy.server import start_server
 from rummy.server.cli import build_parser
-from rummy.server.ssh import HOST_KEY_NAME, HostKeyError, sanitise_name, start_ssh_server
-from rummy.server.ssh.cli import game_address, start_ssh_from_args
-from rummy.server.ssh.limits import MAX_SESSIONS_PER_CONNECTION
-from rummy.server.ssh.server import IDLE_NOTICE, SSHGameServer
-from rummy.server.ssh.session import TERMINAL_RESET
-from tests.server.door_helpers import (
+from tests.doors.door_helpers import (
     CLEAN_ENV,
     TIMEOUT,
     env_of,

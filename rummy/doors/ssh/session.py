@@ -12,22 +12,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import asyncssh
 
-from rummy.server.client_env import LOCALE, client_env
-from rummy.server.ssh.identity import ClientStateDir, Identity
-from rummy.server.ssh.pty_child import INPUT_HIGH_WATER, PtyChild, WindowSize
-from rummy.server.wording import exit_words
+from rummy.doors.client_env import LOCALE, ClientCommand, client_env, default_client_command
+from rummy.doors.forker import Forker
+from rummy.doors.limits import HANGUP_GRACE
+from rummy.doors.pty_child import INPUT_HIGH_WATER, PtyChild, WindowSize
+from rummy.doors.ssh.identity import ClientStateDir, Identity
+from rummy.doors.wording import exit_words
 
 log = logging.getLogger(__name__)
-
-# (game address "HOST:PORT", player name) -> the program to run on the pty.
-ClientCommand = Callable[[str, str], Sequence[str]]
 
 NO_PTY_REFUSAL = b"rummy: the game needs a terminal: use plain ssh, without -T or a command.\r\n"
 KEYLESS_NOTICE = b"rummy: you have no SSH key, so a dropped connection cannot get its seat back.\r\n"
@@ -42,21 +40,16 @@ FALLBACK_TERM = "xterm-256color"
 _PASSED_ENV = (*LOCALE, "COLORTERM", "NO_COLOR")
 
 
-def default_client_command(game_address: str, name: str) -> list[str]:
-    """The real client, run with this server's own interpreter, ``--hosted``: it runs
-    on this machine for a player far away, so it writes no file for them to keep."""
-    return [sys.executable, "-m", "rummy.client.cli", game_address, "--name", name, "--hosted"]
-
-
 @dataclass(frozen=True)
 class SessionSettings:
     """What every session of one SSH server shares."""
 
     game_address: str
     state_dir: Path
+    forker: Forker
     client_command: ClientCommand = default_client_command
     keyless_notice_delay: float = 2.0
-    hangup_grace: float = 2.0
+    hangup_grace: float = HANGUP_GRACE
 
 
 class GameSession(asyncssh.SSHServerSession[bytes]):
@@ -242,6 +235,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             on_output=self._client_output,
             on_input_drained=self._input_drained,
             cwd=state_dir,
+            forker=self._settings.forker,
         )
         self._child = child
         log.info(

@@ -12,38 +12,26 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from platformdirs import user_state_dir
-
-from rummy.server.ssh.access import AccessError
-from rummy.server.ssh.hostkey import HostKeyError
-from rummy.server.ssh.limits import (
-    DEFAULT_IDLE_TIMEOUT,
-    DEFAULT_MAX_PER_ADDRESS,
-    DEFAULT_MAX_SESSIONS,
-    DEFAULT_MAX_STARTUPS,
-)
+from rummy.doors.options import add_door_options, default_state_dir, game_address
+from rummy.doors.ssh.access import AccessError
+from rummy.doors.ssh.hostkey import HostKeyError
+from rummy.doors.ssh.limits import DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STARTUPS
 
 if TYPE_CHECKING:
-    from rummy.server.ssh.server import SSHGameServer
-    from rummy.server.ssh.session import ClientCommand
-
-# Where the child clients reach the game server when it listens on every
-# interface: this machine, by loopback.
-_LOOPBACK = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}
-
-
-def default_state_dir() -> Path:
-    """The server's state directory (where its default database lives too)."""
-    return Path(user_state_dir("rummy"))
+    from rummy.doors.client_env import ClientCommand
+    from rummy.doors.ssh.server import SSHGameServer
 
 
 def add_ssh_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("SSH", "let players join with nothing but an ssh client")
-    group.add_argument(
-        "--ssh-port", type=int, default=None, metavar="PORT", help="also serve the game over SSH on PORT"
-    )
-    group.add_argument(
-        "--ssh-host", default=None, metavar="ADDR", help="address for SSH to listen on (default: as --host)"
+    add_door_options(
+        group.add_argument,
+        "ssh",
+        served="over SSH",
+        session="an SSH session",
+        player="SSH players",
+        per_address="SSH connections",
+        max_sessions=DEFAULT_MAX_SESSIONS,
     )
     group.add_argument(
         "--ssh-host-key",
@@ -60,40 +48,12 @@ def add_ssh_arguments(parser: argparse.ArgumentParser) -> None:
         help="let in only the public keys in this authorized_keys file (default: anyone)",
     )
     group.add_argument(
-        "--ssh-idle-timeout",
-        type=float,
-        default=DEFAULT_IDLE_TIMEOUT,
-        metavar="SECONDS",
-        help=f"close an SSH session after this long without a key pressed (0: never; "
-        f"default {DEFAULT_IDLE_TIMEOUT:g})",
-    )
-    group.add_argument(
-        "--ssh-max-per-address",
-        type=int,
-        default=DEFAULT_MAX_PER_ADDRESS,
-        metavar="N",
-        help=f"SSH connections allowed from one address (default {DEFAULT_MAX_PER_ADDRESS})",
-    )
-    group.add_argument(
         "--ssh-max-startups",
         type=int,
         default=DEFAULT_MAX_STARTUPS,
         metavar="N",
         help=f"SSH connections still logging in, at once in all (default {DEFAULT_MAX_STARTUPS})",
     )
-    group.add_argument(
-        "--ssh-max-sessions",
-        type=int,
-        default=DEFAULT_MAX_SESSIONS,
-        metavar="N",
-        help=f"SSH players at once in all, each a client process (default {DEFAULT_MAX_SESSIONS})",
-    )
-
-
-def game_address(host: str, port: int) -> str:
-    """``HOST:PORT`` for a client on this machine to reach the game server."""
-    host = _LOOPBACK.get(host, host)
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 async def start_ssh_from_args(
@@ -115,7 +75,7 @@ async def start_ssh_from_args(
     try:
         # Loaded only now: the pty side exists only on Unix, and rummy-server
         # must still start elsewhere when SSH is not asked for.
-        from rummy.server.ssh.server import start_ssh_server
+        from rummy.doors.ssh.server import start_ssh_server
     except ImportError as exc:
         raise SystemExit(f"rummy-server: SSH hosting needs a Unix system with ptys ({exc})") from None
     try:

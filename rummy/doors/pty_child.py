@@ -1,10 +1,11 @@
 """A program on its own pseudo-terminal, driven from asyncio.
 
-The SSH session needs exactly what sshd gives a login shell: a new session
+A door's session needs exactly what sshd gives a login shell: a new session
 whose controlling terminal is the pty (so the kernel delivers SIGWINCH and
 SIGHUP to it), a raw byte stream both ways, window sizes set with
-TIOCSWINSZ, and the exit status once the program ends. Nothing here knows
-about SSH, so it can be tested and reused on its own.
+TIOCSWINSZ, and the exit status once the program ends. The program is forked
+by the door's pre-imported parent (forker.py), which gives it the pty as its
+terminal. Nothing here knows about SSH or browsers, so both doors use it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import struct
 import termios
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+
+from rummy.doors.forker import ForkedChild, Forker
 
 # A window size as SSH sends it: columns, rows, pixel width, pixel height.
 WindowSize = tuple[int, int, int, int]
@@ -35,13 +38,6 @@ def _set_window_size(fd: int, size: WindowSize) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, xpixels, ypixels))
 
 
-def _become_session_leader_on_stdin() -> None:
-    """Run in the forked child before exec: setsid, then make fd 0 (the pty
-    slave) the controlling terminal. Kept to one call: code between fork and
-    exec must not take locks another thread may hold."""
-    os.login_tty(0)
-
-
 class PtyChild:
     """One running program whose stdin, stdout and stderr are a fresh pty.
 
@@ -54,7 +50,7 @@ class PtyChild:
 
     def __init__(
         self,
-        process: asyncio.subprocess.Process,
+        process: ForkedChild,
         master_fd: int,
         on_output: Callable[[bytes], None],
         on_input_drained: Callable[[], None] | None,
@@ -93,24 +89,16 @@ class PtyChild:
         size: WindowSize,
         on_output: Callable[[bytes], None],
         on_input_drained: Callable[[], None] | None = None,
-        cwd: str | Path | None = None,
+        cwd: str | Path,
+        forker: Forker,
     ) -> PtyChild:
-        """Start ``argv`` on a new pty of the given size. Raises OSError if
-        the program cannot be started (nothing is left open then)."""
+        """Start ``argv`` on a new pty of the given size, forked by ``forker``.
+        Raises OSError if the program cannot be started (nothing is left open then)."""
         master, slave = os.openpty()
         try:
             _set_window_size(slave, size)
             os.set_blocking(master, False)
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=slave,
-                stdout=slave,
-                stderr=slave,
-                env=dict(env),
-                cwd=cwd,
-                close_fds=True,
-                preexec_fn=_become_session_leader_on_stdin,
-            )
+            process = await forker.spawn(argv, env=env, cwd=cwd, tty=slave)
         except BaseException:
             os.close(master)
             raise
@@ -206,13 +194,10 @@ class PtyChild:
 
     # -- the end -----------------------------------------------------------------
 
-    def _signal_group(self, signum: int) -> None:
-        # The child leads its own session and process group, so the group id
-        # is its pid; anything it started in that group goes too. Only while
-        # it is unreaped, so the id cannot belong to someone else.
-        if self._process.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self._process.pid, signum)
+    def _signal(self, signum: int) -> None:
+        # Through the child's pidfd: never another process that got its number later.
+        # What it started in its session gets the terminal's SIGHUP when the pty closes.
+        self._process.send_signal(signum)
 
     def hang_up(self, grace: float = 2.0) -> None:
         """End the program as a dropped terminal would: SIGHUP now, the pty
@@ -220,10 +205,10 @@ class PtyChild:
         if self._process.returncode is not None:
             self._close_master()
             return
-        self._signal_group(signal.SIGHUP)
+        self._signal(signal.SIGHUP)
         self._close_master()
         if self._kill_timer is None:
-            self._kill_timer = self._loop.call_later(grace, self._signal_group, signal.SIGKILL)
+            self._kill_timer = self._loop.call_later(grace, self._signal, signal.SIGKILL)
 
     async def wait(self) -> int:
         """Wait for the program to end; deliver its last output; return its

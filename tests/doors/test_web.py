@@ -22,12 +22,12 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from rummy.doors.web import BrowserId, WebGameServer, start_web_server
+from rummy.doors.web.cli import start_web_from_args
+from rummy.doors.web.identity import COOKIE, NAME_COOKIE, forget_stale
+from rummy.doors.web.session import CLOSE_CLIENT_ENDED, CLOSE_IDLE, CLOSE_REPLACED
 from rummy.server.cli import build_parser
-from rummy.server.web import BrowserId, WebGameServer, start_web_server
-from rummy.server.web.cli import start_web_from_args
-from rummy.server.web.identity import COOKIE, NAME_COOKIE, forget_stale
-from rummy.server.web.session import CLOSE_CLIENT_ENDED, CLOSE_IDLE, CLOSE_REPLACED
-from tests.server.door_helpers import (
+from tests.doors.door_helpers import (
     CLEAN_ENV,
     TIMEOUT,
     env_of,
@@ -545,8 +545,8 @@ async def test_new_sessions_from_one_address_are_rate_limited(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each session is a new process: a reload loop may not start them without end."""
-    monkeypatch.setattr("rummy.server.web.server.SESSION_START_BURST", 2)
-    monkeypatch.setattr("rummy.server.web.server.SESSION_START_RATE", 0.001)
+    monkeypatch.setattr("rummy.doors.web.server.SESSION_START_BURST", 2)
+    monkeypatch.setattr("rummy.doors.web.server.SESSION_START_RATE", 0.001)
     async with await serve(tmp_path / "state") as srv:
         b = Browser(srv)
         try:

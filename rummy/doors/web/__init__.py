@@ -19,8 +19,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rummy.server.web.identity import BrowserId
-    from rummy.server.web.server import WebGameServer, start_web_server
+    from rummy.doors.web.identity import BrowserId
+    from rummy.doors.web.server import WebGameServer, start_web_server
 
 _WHERE = {
     "BrowserId": "identity",

@@ -26,10 +26,11 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from rummy.server.client_env import client_env
-from rummy.server.ssh.pty_child import INPUT_HIGH_WATER, PtyChild
-from rummy.server.web.limits import MAX_COLUMNS, MAX_ROWS, OUTPUT_HIGH_WATER
-from rummy.server.wording import duration, exit_words
+from rummy.doors.client_env import client_env
+from rummy.doors.forker import Forker
+from rummy.doors.pty_child import INPUT_HIGH_WATER, PtyChild
+from rummy.doors.web.limits import MAX_COLUMNS, MAX_ROWS, OUTPUT_HIGH_WATER
+from rummy.doors.wording import duration, exit_words
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,7 @@ class BrowserSession:
         state_dir: Path,
         size: tuple[int, int],
         *,
+        forker: Forker,
         idle_timeout: float,
         hangup_grace: float,
         label: str,
@@ -78,6 +80,7 @@ class BrowserSession:
         self._argv = list(argv)
         self._state_dir = state_dir
         self._size = size
+        self._forker = forker
         self._idle_timeout = idle_timeout
         self._hangup_grace = hangup_grace
         self.label = label  # for log lines: address and identity, never the secret
@@ -118,6 +121,7 @@ class BrowserSession:
                 on_output=self._output,
                 on_input_drained=self._in_drained.set,
                 cwd=self._state_dir,
+                forker=self._forker,
             )
         except OSError:
             log.exception("web session %s: the client could not be started", self.label)

@@ -24,11 +24,11 @@ from urllib.parse import urlsplit
 import textual_serve
 from aiohttp import web
 
-from rummy.protocol import NAME_LIMIT
-from rummy.server.ratelimit import TokenBucket
-from rummy.server.ssh.session import ClientCommand, default_client_command
-from rummy.server.web import page
-from rummy.server.web.identity import (
+from rummy.doors.client_env import ClientCommand, default_client_command
+from rummy.doors.forker import Forker, preload_for
+from rummy.doors.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, HANGUP_GRACE
+from rummy.doors.web import page
+from rummy.doors.web.identity import (
     COOKIE,
     COOKIE_MAX_AGE,
     NAME_COOKIE,
@@ -39,11 +39,8 @@ from rummy.server.web.identity import (
     name_cookie_value,
     name_from_cookie,
 )
-from rummy.server.web.limits import (
-    DEFAULT_IDLE_TIMEOUT,
-    DEFAULT_MAX_PER_ADDRESS,
+from rummy.doors.web.limits import (
     DEFAULT_MAX_SESSIONS,
-    HANGUP_GRACE,
     HEARTBEAT,
     MAX_COLUMNS,
     MAX_MESSAGE,
@@ -51,7 +48,9 @@ from rummy.server.web.limits import (
     SESSION_START_BURST,
     SESSION_START_RATE,
 )
-from rummy.server.web.session import CLOSE_REPLACED, BrowserSession
+from rummy.doors.web.session import CLOSE_REPLACED, BrowserSession
+from rummy.protocol import NAME_LIMIT
+from rummy.protocol.ratelimit import TokenBucket
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +84,7 @@ class WebGameServer:
         state_dir: Path,
         client_command: ClientCommand,
         *,
+        forker: Forker,
         max_sessions: int,
         max_per_address: int,
         idle_timeout: float,
@@ -94,6 +94,7 @@ class WebGameServer:
         self.game_address = game_address
         self.state_dir = state_dir
         self._client_command = client_command
+        self.forker = forker
         self.max_sessions = max(1, max_sessions)
         self.max_per_address = max(1, max_per_address)
         self.idle_timeout = idle_timeout
@@ -158,6 +159,7 @@ class WebGameServer:
             await session.wait()
         if self._runner is not None:
             await self._runner.cleanup()
+        await self.forker.close()
 
     async def __aenter__(self) -> WebGameServer:
         return self
@@ -326,6 +328,7 @@ class WebGameServer:
             self._client_command(self.game_address, name),
             state_dir,
             size,
+            forker=self.forker,
             idle_timeout=self.idle_timeout,
             hangup_grace=self.hangup_grace,
             label=f"{address} {browser.key_id[:12]}",
@@ -386,16 +389,25 @@ async def start_web_server(
     ``behind_proxy``: take the player's address and scheme from the
     ``X-Forwarded-For`` and ``X-Forwarded-Proto`` headers of a reverse proxy.
     """
+    command = client_command or default_client_command
+    # The clients' pre-imported parent, ready before the first player comes.
+    forker = Forker(preload_for(command(game_address, "player")), home=Path(state_dir))
+    await forker.start()
     server = WebGameServer(
         game_address,
         Path(state_dir),
-        client_command or default_client_command,
+        command,
+        forker=forker,
         max_sessions=max_sessions,
         max_per_address=max_per_address,
         idle_timeout=idle_timeout,
         behind_proxy=behind_proxy,
         hangup_grace=hangup_grace,
     )
-    await server.start(host or "", port)
+    try:
+        await server.start(host or "", port)
+    except BaseException:
+        await forker.close()
+        raise
     log.info("web on port %d, game at %s", server.port, game_address)
     return server

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -27,7 +28,7 @@ def field(line: str, name: str) -> str:
     return next(part.split("=", 1)[1] for part in line.split() if part.startswith(f"{name}="))
 
 
-# What a door's client may get of the environment (rummy/server/client_env.py).
+# What a door's client may get of the environment (rummy/doors/client_env.py).
 CLEAN_ENV = {"PATH", "PYTHONPATH", "TZ", "LANG", "LC_ALL", "LC_CTYPE", "COLORTERM", "NO_COLOR", "TERM"} | {
     "HOME",
     "RUMMY_STATE_DIR",
@@ -60,3 +61,26 @@ async def wait_until(check: Callable[[], bool]) -> None:
             await asyncio.sleep(0.02)
 
     await asyncio.wait_for(poll(), TIMEOUT)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (Linux /proc)."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            for child in (int(p) for p in (task / "children").read_text().split()):
+                found += [child, *descendants(child)]
+    return found
+
+
+def on_a_pty(pid: int) -> bool:
+    with contextlib.suppress(OSError):
+        return os.readlink(f"/proc/{pid}/fd/0").startswith("/dev/pts/")
+    return False
+
+
+def client_pids(server_pid: int) -> list[int]:
+    """The players' clients a door of the server at ``server_pid`` runs: the processes
+    below it on a terminal of their own (its pre-imported parent and the bots' worker
+    have none)."""
+    return [pid for pid in descendants(server_pid) if on_a_pty(pid)]

@@ -17,28 +17,22 @@ from pathlib import Path
 
 import asyncssh
 
-from rummy.server.ssh.access import AccessPolicy
-from rummy.server.ssh.hostkey import default_host_key_path, load_host_key, load_or_create_host_key
-from rummy.server.ssh.identity import Identity
-from rummy.server.ssh.limits import (
-    DEFAULT_IDLE_TIMEOUT,
+from rummy.doors.client_env import ClientCommand, default_client_command
+from rummy.doors.forker import Forker, preload_for
+from rummy.doors.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, HANGUP_GRACE
+from rummy.doors.ssh.access import AccessPolicy
+from rummy.doors.ssh.hostkey import default_host_key_path, load_host_key, load_or_create_host_key
+from rummy.doors.ssh.identity import DEFAULT_NAME, Identity
+from rummy.doors.ssh.limits import (
     DEFAULT_LOGIN_TIMEOUT,
-    DEFAULT_MAX_PER_ADDRESS,
     DEFAULT_MAX_SESSIONS,
     DEFAULT_MAX_STARTUPS,
     KEEPALIVE_COUNT_MAX,
     KEEPALIVE_INTERVAL,
     MAX_SESSIONS_PER_CONNECTION,
 )
-from rummy.server.ssh.session import (
-    FULL_REFUSAL,
-    ClientCommand,
-    GameSession,
-    Refusal,
-    SessionSettings,
-    default_client_command,
-)
-from rummy.server.wording import duration
+from rummy.doors.ssh.session import FULL_REFUSAL, GameSession, Refusal, SessionSettings
+from rummy.doors.wording import duration
 
 log = logging.getLogger(__name__)
 
@@ -256,6 +250,7 @@ class SSHGameServer:
     def __init__(self, acceptor: asyncssh.SSHAcceptor, shared: _Shared, host_key: asyncssh.SSHKey) -> None:
         self._acceptor = acceptor
         self._shared = shared
+        self.forker = shared.settings.forker
         self.host = acceptor.get_addresses()[0][0] if acceptor.get_addresses() else ""
         self.port: int = acceptor.get_port()
         self.host_key_fingerprint: str = host_key.get_fingerprint("sha256")
@@ -277,6 +272,7 @@ class SSHGameServer:
                 await conn.wait_closed()
         while self._shared.tasks:
             await asyncio.gather(*list(self._shared.tasks), return_exceptions=True)
+        await self.forker.close()
 
     async def __aenter__(self) -> SSHGameServer:
         return self
@@ -300,7 +296,7 @@ async def start_ssh_server(
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     login_timeout: float = DEFAULT_LOGIN_TIMEOUT,
     keyless_notice_delay: float = 2.0,
-    hangup_grace: float = 2.0,
+    hangup_grace: float = HANGUP_GRACE,
 ) -> SSHGameServer:
     """Serve the game client over SSH on ``host:port``.
 
@@ -322,10 +318,15 @@ async def start_ssh_server(
     else:
         host_key = load_or_create_host_key(default_host_key_path(state_dir))
     access = AccessPolicy(authorized_keys_path)
+    command = client_argv or default_client_command
+    # The clients' pre-imported parent, ready before the first player comes.
+    forker = Forker(preload_for(command(game_address, DEFAULT_NAME)), home=state_dir)
+    await forker.start()
     settings = SessionSettings(
         game_address=game_address,
         state_dir=state_dir,
-        client_command=client_argv or default_client_command,
+        forker=forker,
+        client_command=command,
         keyless_notice_delay=keyless_notice_delay,
         hangup_grace=hangup_grace,
     )
@@ -333,7 +334,29 @@ async def start_ssh_server(
         settings, access, idle_timeout, max(1, max_per_address), max(1, max_startups), max(1, max_sessions)
     )
     factory: Callable[[], GameSSHConnection] = lambda: GameSSHConnection(shared)  # noqa: E731
-    acceptor = await asyncssh.create_server(
+    try:
+        acceptor = await _listen(factory, host, port, host_key, login_timeout)
+    except BaseException:
+        await forker.close()
+        raise
+    server = SSHGameServer(acceptor, shared, host_key)
+    log.info(
+        "SSH on port %d (%s), host key %s",
+        server.port,
+        "open to anyone" if access.is_open else f"keys in {authorized_keys_path}",
+        server.host_key_fingerprint,
+    )
+    return server
+
+
+async def _listen(
+    factory: Callable[[], GameSSHConnection],
+    host: str | None,
+    port: int,
+    host_key: asyncssh.SSHKey,
+    login_timeout: float,
+) -> asyncssh.SSHAcceptor:
+    return await asyncssh.create_server(
         factory,
         host or "",
         port,
@@ -349,11 +372,3 @@ async def start_ssh_server(
         keepalive_count_max=KEEPALIVE_COUNT_MAX,
         gss_host=None,
     )
-    server = SSHGameServer(acceptor, shared, host_key)
-    log.info(
-        "SSH on port %d (%s), host key %s",
-        server.port,
-        "open to anyone" if access.is_open else f"keys in {authorized_keys_path}",
-        server.host_key_fingerprint,
-    )
-    return server

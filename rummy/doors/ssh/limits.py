@@ -1,17 +1,16 @@
-"""How the SSH front door protects the host: its limits and timeouts.
+"""How the SSH front door protects the host: its own limits and timeouts (the ones
+both doors share are in rummy/doors/limits.py).
 
-Plain numbers with no imports, so the CLI can show them as defaults without
-loading the pty machinery (which exists only on Unix).
+Plain numbers, so the CLI can show them as defaults without loading the pty
+machinery (which exists only on Unix).
 """
 
 from __future__ import annotations
 
-# Seconds without a key pressed before a session is closed (0: never).
-DEFAULT_IDLE_TIMEOUT = 30 * 60.0
-# SSH connections at once from one address: a household behind one router
-# is four players, with room for a reconnect or two.
-DEFAULT_MAX_PER_ADDRESS = 8
-# SSH sessions (each a client process of ~40 MiB) at once on the whole server.
+from rummy.doors.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, HANGUP_GRACE
+
+__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_PER_ADDRESS", "HANGUP_GRACE"]  # and those below
+# SSH sessions (each a client process, README "Hosting") at once on the whole server.
 DEFAULT_MAX_SESSIONS = 100
 # Sessions (so client processes) at once on one connection: ssh's connection
 # sharing may open a few; nobody needs dozens.

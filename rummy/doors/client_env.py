@@ -1,4 +1,4 @@
-"""The environment a door (SSH, web) runs a player's client in: a clean one.
+"""The client a door (SSH, web) runs for a player: its command, and a clean environment.
 
 The host's environment holds its secrets (an ssh-agent socket, tokens,
 passwords) and its own terminal's state; a player's client gets none of it.
@@ -11,19 +11,30 @@ host's home.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+
+# (game address "HOST:PORT", player name) -> the program to run on the pty.
+ClientCommand = Callable[[str, str], Sequence[str]]
 
 HOST = ("PATH", "PYTHONPATH", "TZ", "LANG", "LC_ALL", "LC_CTYPE")
 LOCALE = ("LANG", "LC_ALL", "LC_CTYPE")
+
+
+def host_env() -> dict[str, str]:
+    """What a client takes of the host's environment (the doors' client parent runs
+    with just this too)."""
+    env = {k: os.environ[k] for k in HOST if k in os.environ}
+    env.setdefault("PATH", os.defpath)
+    return env
 
 
 def client_env(state_dir: Path, term: str, player: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for a client drawing on ``term`` and keeping its state in
     ``state_dir``; ``player``: settings from the player's side (a locale, COLORTERM...),
     whose locale replaces the host's."""
-    env = {k: os.environ[k] for k in HOST if k in os.environ}
-    env.setdefault("PATH", os.defpath)
+    env = host_env()
     player = dict(player or {})
     if any(k in player for k in LOCALE):
         for k in LOCALE:
@@ -34,3 +45,9 @@ def client_env(state_dir: Path, term: str, player: Mapping[str, str] | None = No
     env["TERM"] = term
     env["HOME"] = env["RUMMY_STATE_DIR"] = str(state_dir)
     return env
+
+
+def default_client_command(game_address: str, name: str) -> list[str]:
+    """The real client, run with this server's own interpreter, ``--hosted``: it runs
+    on this machine for a player far away, so it writes no file for them to keep."""
+    return [sys.executable, "-m", "rummy.client.cli", game_address, "--name", name, "--hosted"]

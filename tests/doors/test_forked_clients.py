@@ -1,0 +1,186 @@
+"""The doors' clients are forked from one pre-imported parent (rummy/doors/zygote.py):
+each is still a process of its own, with its own terminal, environment, limits and
+exit status; none outlives its session; a crash in one touches no other."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from rummy.doors.client_env import client_env, default_client_command
+from rummy.doors.forker import Forker, preload_for
+from tests.doors.door_helpers import descendants, env_of, field, host_secrets, process_gone, wait_until
+from tests.doors.test_ssh import Screen, connect, open_terminal, serve
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pidfds and /proc are Linux's")
+
+
+@pytest.fixture(scope="module")
+def keys() -> list[asyncssh.SSHKey]:
+    return [asyncssh.generate_private_key("ssh-ed25519") for _ in range(2)]
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def ended(pid: int) -> bool:
+    """Gone, or a zombie for its new parent (init, which reaps orphans) to collect."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+async def hello(conn: asyncssh.SSHClientConnection) -> tuple[Screen, int, dict[str, str]]:
+    """Open a terminal; the stand-in client's screen, pid and environment."""
+    screen = Screen(await open_terminal(conn))
+    pid = int(field(await screen.line_after(b"HELLO"), "pid"))
+    env = env_of(await screen.line_after(b"ENV "))
+    await screen.wait_for(b"SIZE")
+    return screen, pid, env
+
+
+async def test_two_sessions_clients_are_separate_processes_with_separate_environments(
+    tmp_path: Path, keys: list[asyncssh.SSHKey], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host_secrets(monkeypatch)  # in the host's environment before the door (and its parent) start
+    async with await serve(tmp_path / "state") as srv:
+        zygote = srv.forker.zygote_pid
+        assert zygote is not None and zygote != os.getpid()
+        async with await connect(srv, "alice", keys[0]) as ann, await connect(srv, "bob", keys[1]) as bob:
+            (_, ann_pid, ann_env), (_, bob_pid, bob_env) = await asyncio.gather(hello(ann), hello(bob))
+            # Two processes, both forked by the door's one parent, neither by the door itself.
+            assert ann_pid != bob_pid
+            assert parent_of(ann_pid) == parent_of(bob_pid) == zygote
+            assert os.getsid(ann_pid) == ann_pid and os.getsid(bob_pid) == bob_pid  # a session each
+            # Each its own state directory (its key's), as HOME too; nothing of the host's.
+            assert ann_env["RUMMY_STATE_DIR"] != bob_env["RUMMY_STATE_DIR"]
+            assert ann_env["HOME"] == ann_env["RUMMY_STATE_DIR"]
+            assert bob_env["HOME"] == bob_env["RUMMY_STATE_DIR"]
+            for env in (ann_env, bob_env):
+                assert not any("hunter2" in v or "agent" in v for v in env.values())
+                assert "RUMMY_HOST_SECRET" not in env and "SSH_AUTH_SOCK" not in env
+            # The parent itself runs with none of the host's secrets either.
+            parent_env = Path(f"/proc/{zygote}/environ").read_bytes().split(b"\0")
+            assert not any(b"hunter2" in item or item.startswith(b"SSH_AUTH_SOCK=") for item in parent_env)
+
+
+async def test_no_child_is_left_behind_after_the_session_closes(
+    tmp_path: Path, keys: list[asyncssh.SSHKey]
+) -> None:
+    async with await serve(tmp_path / "state") as srv:
+        zygote = srv.forker.zygote_pid
+        assert zygote is not None
+        for close in ("quit", "drop"):
+            conn = await connect(srv, "alice", keys[0])
+            screen, pid, _ = await hello(conn)
+            assert descendants(zygote) == [pid]
+            if close == "quit":
+                screen.process.stdin.write(b"q")  # the client ends itself (status 3)
+                assert (await screen.process.wait()).exit_status == 3
+                conn.close()
+            else:
+                conn.abort()  # the network goes away
+            await wait_until(lambda pid=pid: process_gone(pid))  # reaped, not a zombie
+            await wait_until(lambda: descendants(zygote) == [])
+        assert not process_gone(zygote)  # the parent stays for the next player
+    assert process_gone(zygote)  # and goes with the door
+
+
+async def test_a_crash_in_one_client_touches_no_other(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:
+    async with (
+        await serve(tmp_path / "state") as srv,
+        await connect(srv, "alice", keys[0]) as ann,
+        await connect(srv, "bob", keys[1]) as bob,
+    ):
+        (ann_screen, ann_pid, _), (bob_screen, bob_pid, _) = await asyncio.gather(hello(ann), hello(bob))
+        os.kill(ann_pid, signal.SIGSEGV)  # a crash, as the kernel would deliver it
+        completed = await ann_screen.process.wait()
+        assert completed.exit_signal is not None and completed.exit_signal[0] == "SEGV"
+        bob_screen.process.stdin.write(b"x")
+        await bob_screen.wait_for(b"KEY 78")
+        assert not process_gone(bob_pid)
+        zygote = srv.forker.zygote_pid
+        assert zygote is not None and not process_gone(zygote)
+
+
+async def test_a_lost_parent_leaves_its_players_playing_and_is_replaced(
+    tmp_path: Path, keys: list[asyncssh.SSHKey]
+) -> None:
+    async with await serve(tmp_path / "state", hangup_grace=0.5) as srv:
+        first = srv.forker.zygote_pid
+        assert first is not None
+        conn = await connect(srv, "alice", keys[0])
+        screen, pid, _ = await hello(conn)
+        os.kill(first, signal.SIGKILL)
+        await wait_until(lambda: process_gone(first))
+        screen.process.stdin.write(b"y")  # the player's client does not notice
+        await screen.wait_for(b"KEY 79")
+        async with await connect(srv, "bob", keys[1]) as bob:  # the next player gets a new parent
+            _, bob_pid, _ = await hello(bob)
+            second = srv.forker.zygote_pid
+            assert second not in (None, first) and parent_of(bob_pid) == second
+        conn.abort()  # the orphan still ends with its session
+        await wait_until(lambda: ended(pid))
+        await wait_until(lambda: srv.connection_count == 0)
+
+
+async def test_any_program_runs_on_its_terminal_with_its_environment_limits_and_status(
+    tmp_path: Path,
+) -> None:
+    """Not only Python: a program of another kind is exec'd in the forked child."""
+    forker = Forker()
+    await forker.start()
+    master, slave = os.openpty()
+    try:
+        child = await forker.spawn(
+            ["/bin/sh", "-c", 'echo "home=$HOME core=$(ulimit -c) files=$(ulimit -n) pwd=$(pwd)"; exit 5'],
+            env={"PATH": os.defpath, "HOME": str(tmp_path)},
+            cwd=tmp_path,
+            tty=slave,
+        )
+        os.close(slave)
+        assert await asyncio.wait_for(child.wait(), 10) == 5
+        said = os.read(master, 4096).decode()
+    finally:
+        os.close(master)
+        await forker.close()
+    assert f"home={tmp_path} core=0 files=1024 pwd={tmp_path}" in said
+
+
+async def test_the_real_client_forked_draws_its_screen_and_nothing_before_it(tmp_path: Path) -> None:
+    """The client run from the preloaded parent starts as `python -m` would: its first
+    bytes are its own full screen (no warning of the module already loaded), and it
+    draws the lobby (here: saying the server cannot be reached)."""
+    argv = default_client_command("127.0.0.1:9", "Zed")  # port 9: nobody listens
+    forker = Forker(preload_for(argv))
+    await forker.start()
+    master, slave = os.openpty()
+    child = await forker.spawn(argv, env=client_env(tmp_path, "xterm-256color"), cwd=tmp_path, tty=slave)
+    os.close(slave)
+    screen = b""
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        while b"Persian Rummy lobby" not in screen and loop.time() < deadline:
+            readable = asyncio.Event()
+            loop.add_reader(master, readable.set)
+            try:
+                await asyncio.wait_for(readable.wait(), deadline - loop.time())
+            finally:
+                loop.remove_reader(master)
+            screen += os.read(master, 65536)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        await child.wait()
+        os.close(master)
+        await forker.close()
+    assert b"Persian Rummy lobby" in screen and b"Cannot reach 127.0.0.1:9" in screen
+    assert screen.startswith(b"\x1b["), screen[:200]
