@@ -80,11 +80,11 @@ from ..protocol.messages import (
     Watching,
 )
 from ..protocol.messages import Table as TableMessage
+from ..protocol.ratelimit import TokenBucket
 from ..protocol.wire import MoveWire, event_to_wire, move_to_wire, result_to_wire, view_to_wire
 from . import statements as sql
 from .clock import TurnClock
 from .options import ServerOptions
-from .ratelimit import TokenBucket
 from .refused import Refused
 from .statements import Statement, StoredPlayer, token_hash
 from .tally import Tally

@@ -29,11 +29,11 @@ from ..protocol import errors as E
 from ..protocol.codec import client_decoder, encode
 from ..protocol.errors import ProtocolError
 from ..protocol.messages import ClientMessage, Error
+from ..protocol.ratelimit import TokenBucket
 from .handlers import Host, cost, handle
 from .logguard import Throttled
 from .master import Visitor
 from .options import ServerOptions
-from .ratelimit import TokenBucket
 from .refused import Refused
 
 log = logging.getLogger(__name__)
