@@ -141,6 +141,7 @@ async def test_a_client_whose_chair_is_taken_over_says_so_and_is_back_in_the_lob
         thief = await Client.connect(server.host, server.port)  # a copy of the state directory elsewhere
         await thief.request(Hello, version=PROTOCOL_VERSION, name="Cid", token=token, lobby=False)
         await wait_for(pilot, lambda: isinstance(app.screen, NoticeScreen))
+        await wait_for(pilot, lambda: "Your chair" in screen_text(app))  # drawn, not only pushed
         text = screen_text(app)
         assert "Your chair was taken over" in text and "--name" in text
         assert app.session.table_id is None and app.table_screen is None
