@@ -137,23 +137,23 @@ def target_uses(
 LayOffTable = dict[Card, list[tuple[tuple[Card, ...], int]]]
 
 
-def _lay_off_table(melds: Sequence[Meld], targets: Iterable[Card] | None = None) -> LayOffTable:
-    """For every card (of ``targets``, or any) that some meld could take in a take's
-    lay-off (R4.1, R5.4): the cards that go on with it (itself, or for a run the cards
-    bridging the gap to it as well) and the meld's id, in the order of ``melds``. Built
-    once per turn, so that each card of the discard pile is looked up instead of being
-    tried on every meld."""
-    candidates = PACK if targets is None else targets
+def _lay_off_table(melds: Sequence[Meld], targets: Sequence[Card]) -> LayOffTable:
+    """For each card of ``targets`` that some meld could take in a take's lay-off (R4.1,
+    R5.4): the cards that go on with it (itself, or for a run the cards bridging the gap
+    to it as well) and the meld's id, in the order of ``melds``. Built once per turn, so
+    that each card of the discard pile is looked up instead of tried on every meld."""
+    wanted = set(targets)
     table: LayOffTable = {}
     for meld in melds:
         if meld.kind != "run":
             for card in meld.takes():
-                table.setdefault(card, []).append(((card,), meld.id))
+                if card in wanted:
+                    table.setdefault(card, []).append(((card,), meld.id))
             continue
         suit = meld.suit
         base = suit * 13 - 2
         low, high = meld.low, meld.high
-        for card in candidates:
+        for card in targets:
             if SUIT[card] != suit:
                 continue
             r = RANK[card]
@@ -162,6 +162,18 @@ def _lay_off_table(melds: Sequence[Meld], targets: Iterable[Card] | None = None)
             elif r < low:
                 table.setdefault(card, []).append((tuple(range(card, base + low)), meld.id))
     return table
+
+
+def _may_meld(target: Card, available: set[Card]) -> bool:
+    """A quick test that most cards of a pile fail: a new meld with ``target`` needs two
+    more of its kind, or a card of its suit next to it (R5.1-R5.3). Only what passes is
+    worked out in full by ``_target_uses``."""
+    a, b, c = _KIN[target]
+    if (a in available) + (b in available) + (c in available) >= 2:
+        return True
+    return (_FOLLOWS[target - 1] and target - 1 in available) or (
+        _FOLLOWS[target] and target + 1 in available
+    )
 
 
 def _target_uses(
@@ -212,9 +224,10 @@ def takes_from_pile(
     for index in range(top, bottom - 1, -1):
         target = discard_pile[index]
         available.add(target)
-        uses = _target_uses(target, available, lay_offs)
-        if uses:
-            found.append((index, uses))
+        if target in lay_offs or _may_meld(target, available):
+            uses = _target_uses(target, available, lay_offs)
+            if uses:
+                found.append((index, uses))
     takes: list[TakeDiscard] = []
     for index, uses in reversed(found):
         takes.extend([TakeDiscard(index, cards, meld_id) for cards, meld_id in uses])
@@ -239,10 +252,12 @@ def legal_moves_in(
         return moves
     if phase == "meld":
         moves = [MeldMove(cards) for cards in new_melds(hand)]
-        for meld in melds:
-            wanted = meld.takes()
-            if wanted:
-                moves.extend(LayOff(meld.id, card) for card in hand if card in wanted)
+        if melds:
+            held = set(hand)
+            for meld in melds:
+                wanted = meld.takes()
+                if not held.isdisjoint(wanted):  # most melds take none of the hand
+                    moves.extend([LayOff(meld.id, card) for card in hand if card in wanted])
         moves.extend([DISCARDS[card] for card in hand])
         return moves
     if phase == "deal_over":
@@ -522,7 +537,8 @@ class Game:
     def _with_held_jokers(self, move: Move) -> Move:
         """R1.1: the Jokers are interchangeable, so a move may name any Joker (``JK`` is
         the first one) for a Joker the player holds, or takes: the move is recorded with
-        the ids of the Jokers actually used, so that it replays exactly."""
+        the ids of the Jokers actually used, so that it replays exactly; and the cards of
+        a meld or a take are recorded sorted, as ``legal_moves`` lists them."""
         if type(move) is DrawStock or (type(move) is Discard and move.card < FIRST_JOKER):
             return move  # the commonest moves name no Joker
         hand = self.hands[self.current]
@@ -531,12 +547,14 @@ class Game:
                 (held,) = same_jokers((card,), hand)
                 return move if held == card else replace(move, card=held)
             case MeldMove(cards):
-                used = same_jokers(cards, hand)
-                return move if used == cards else replace(move, cards=used)
+                used = same_jokers(cards, hand) if max(cards, default=0) >= FIRST_JOKER else cards
+                return move if used == tuple(sorted(cards)) else replace(move, cards=tuple(sorted(used)))
             case TakeDiscard(index, cards) if 0 <= index < len(self.discard_pile):
-                pile = self.discard_pile
-                used = same_jokers(cards, [*pile[index:], *hand], first=pile[index])
-                return move if used == cards else replace(move, cards=used)
+                used = cards
+                if max(cards, default=0) >= FIRST_JOKER:
+                    pile = self.discard_pile
+                    used = same_jokers(cards, [*pile[index:], *hand], first=pile[index])
+                return move if used == tuple(sorted(cards)) else replace(move, cards=tuple(sorted(used)))
         return move
 
     def _need_phase(self, phase: Phase, doing: str) -> None:
