@@ -590,10 +590,13 @@ class Game:
                 raise IllegalMove("no-such-card", f"You do not have the {card_text(card)}.")
         if move.meld_id is not None and self.meld_by_id(move.meld_id) is None:
             raise IllegalMove("no-such-meld", "There is no such meld on the table.")
-        uses = _target_uses(target, available, _lay_off_table(self.melds, (target,)))
-        if (cards, move.meld_id) not in uses:
-            if move.meld_id is None:
+        if move.meld_id is None:
+            # A new meld of cards at hand with the target among them: one of target_uses.
+            if meld_kind(cards) is None:
                 raise IllegalMove("not-a-meld", "Those cards do not make a meld.")
+        elif (cards, move.meld_id) not in _target_uses(
+            target, available, _lay_off_table(self.melds, [target])
+        ):
             raise IllegalMove("cannot-lay-off", "Those cards do not fit that meld.")
         # Checked: now change the state.
         seat = self.current

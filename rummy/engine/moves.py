@@ -117,7 +117,9 @@ def _cards(value: Any, limit: int, kinds: tuple[type, ...] = (list, tuple)) -> t
         raise IllegalMove("bad-move", f"The cards must be a {wanted}, not a {type(value).__name__}.")
     if len(value) > limit:
         raise IllegalMove("bad-move", f"A move names at most {limit} cards.")
-    return tuple(_card(c) for c in value)
+    for c in value:
+        _card(c)
+    return tuple(value)
 
 
 def check_move(move: object) -> None:
