@@ -51,6 +51,11 @@ SEED_BITS = 256
 _DRAW = DrawStock()
 _PASS = Pass()
 _NEXT = NextDeal()
+# Events are values too: the commonest ones are made once, not at every move.
+_STOCK_DRAWN: tuple[ev.StockDrawn, ...] = tuple(ev.StockDrawn(seat) for seat in range(4))
+_DISCARDED: tuple[tuple[ev.Discarded, ...], ...] = tuple(
+    tuple(ev.Discarded(seat, card) for card in PACK) for seat in range(4)
+)
 
 
 def new_seed() -> int:
@@ -95,12 +100,37 @@ _POSITION_RNG = random.Random(0)  # never shuffled with: copied first (Game.in_p
 _FOLLOWS: tuple[bool, ...] = tuple(c < FIRST_JOKER and c % 13 != 12 for c in PACK)
 
 
+# A hand as a bitmask (bit c for card c) is tested for any meld at all with a few int
+# operations: most hands hold none, and the meld phase asks at every turn.
+_BIT: tuple[int, ...] = tuple(1 << c for c in PACK)
+# The cards c such that c, c + 1 and c + 2 are three ranks of one suit in a row.
+_RUN_START = sum(_BIT[c] for c in PACK if c < FIRST_JOKER and c % 13 <= 10)
+_SUIT_BITS = (1 << 13) - 1
+
+
+def _holds_meld(mask: int) -> bool:
+    """Whether the cards of ``mask`` hold any meld (R5.1-R5.3): three ranks in a row
+    of one suit, three of one rank, or three Jokers."""
+    if mask & (mask >> 1) & (mask >> 2) & _RUN_START:
+        return True
+    s0, s1 = mask & _SUIT_BITS, (mask >> 13) & _SUIT_BITS
+    s2, s3 = (mask >> 26) & _SUIT_BITS, (mask >> 39) & _SUIT_BITS
+    if (s0 & s1 & (s2 | s3)) | ((s0 | s1) & s2 & s3):
+        return True
+    return (mask >> FIRST_JOKER).bit_count() >= 3
+
+
 def new_melds(cards: Iterable[Card]) -> list[tuple[Card, ...]]:
     """Every meld (R5.1-R5.3) that can be made from ``cards``, each a sorted tuple."""
     ordered = sorted(cards)
     n = len(ordered)
     result: list[tuple[Card, ...]] = []
     if n < 3:
+        return result
+    mask = 0
+    for c in ordered:
+        mask |= _BIT[c]
+    if mask.bit_count() == n and not _holds_meld(mask):  # most hands: no meld at all
         return result
     ranks = [RANK[c] for c in ordered]
     if len(set(ranks)) <= n - 2:  # some rank (or the Jokers) three times or more
@@ -137,11 +167,14 @@ def target_uses(
 LayOffTable = dict[Card, list[tuple[tuple[Card, ...], int]]]
 
 
-def _lay_off_table(melds: Sequence[Meld], targets: Sequence[Card]) -> LayOffTable:
+def _lay_off_table(
+    melds: Sequence[Meld], targets: Sequence[Card], reachable: set[Card] | None = None
+) -> LayOffTable:
     """For each card of ``targets`` that some meld could take in a take's lay-off (R4.1,
     R5.4): the cards that go on with it (itself, or for a run the cards bridging the gap
     to it as well) and the meld's id, in the order of ``melds``. Built once per turn, so
-    that each card of the discard pile is looked up instead of tried on every meld."""
+    that each card of the discard pile is looked up instead of tried on every meld.
+    With ``reachable``, a bridge that needs a card not in it is left out."""
     wanted = set(targets)
     table: LayOffTable = {}
     for meld in melds:
@@ -158,22 +191,14 @@ def _lay_off_table(melds: Sequence[Meld], targets: Sequence[Card]) -> LayOffTabl
                 continue
             r = RANK[card]
             if r > high:  # above the run: the ranks from its top end up to the card
-                table.setdefault(card, []).append((tuple(range(base + high + 1, card + 1)), meld.id))
+                cards = tuple(range(base + high + 1, card + 1))
             elif r < low:
-                table.setdefault(card, []).append((tuple(range(card, base + low)), meld.id))
+                cards = tuple(range(card, base + low))
+            else:
+                continue
+            if len(cards) == 1 or reachable is None or reachable.issuperset(cards):
+                table.setdefault(card, []).append((cards, meld.id))
     return table
-
-
-def _may_meld(target: Card, available: set[Card]) -> bool:
-    """A quick test that most cards of a pile fail: a new meld with ``target`` needs two
-    more of its kind, or a card of its suit next to it (R5.1-R5.3). Only what passes is
-    worked out in full by ``_target_uses``."""
-    a, b, c = _KIN[target]
-    if (a in available) + (b in available) + (c in available) >= 2:
-        return True
-    return (_FOLLOWS[target - 1] and target - 1 in available) or (
-        _FOLLOWS[target] and target + 1 in available
-    )
 
 
 def _target_uses(
@@ -219,15 +244,30 @@ def takes_from_pile(
     available = set(hand)
     top = len(discard_pile) - 1
     bottom = 0 if depth is None else max(0, top + 1 - depth)
-    lay_offs = _lay_off_table(melds, discard_pile[bottom:]) if melds else {}
+    targets = discard_pile[bottom:]
+    lay_offs = _lay_off_table(melds, targets, available.union(targets)) if melds else {}
     found: list[tuple[int, list[tuple[tuple[Card, ...], int | None]]]] = []
     for index in range(top, bottom - 1, -1):
         target = discard_pile[index]
         available.add(target)
-        if target in lay_offs or _may_meld(target, available):
+        # A quick test that most cards of a pile fail: a new meld with the target needs
+        # two more of its kind, or a card of its suit next to it (R5.1-R5.3). Only what
+        # passes is worked out in full; a card that only some meld may take, only so.
+        a, b, c = _KIN[target]
+        if (
+            (a in available) + (b in available) + (c in available) >= 2
+            or (_FOLLOWS[target - 1] and target - 1 in available)
+            or (_FOLLOWS[target] and target + 1 in available)
+        ):
             uses = _target_uses(target, available, lay_offs)
             if uses:
                 found.append((index, uses))
+        elif target in lay_offs:
+            lay: list[tuple[tuple[Card, ...], int | None]] = [
+                (cards, meld_id) for cards, meld_id in lay_offs[target] if available.issuperset(cards)
+            ]
+            if lay:
+                found.append((index, lay))
     takes: list[TakeDiscard] = []
     for index, uses in reversed(found):
         takes.extend([TakeDiscard(index, cards, meld_id) for cards, meld_id in uses])
@@ -317,6 +357,9 @@ class Game:
         # Clones share ``_rng`` until one of them shuffles (only a deal's start does),
         # so cloning need not copy the random state (~2.5 KB) for every trial move.
         self._rng_shared = False
+        # Clones share the Meld objects too, until one of them lays off (``_add_to``):
+        # a clone per trial move then costs no copy of the table.
+        self._melds_shared = False
         self.partner_draw: PartnerDraw = draw_for_partners(self._rng, seating)
         self.first_dealer = self.partner_draw.first_dealer
         self.deal = 0
@@ -386,6 +429,7 @@ class Game:
         game.stock = list(stock)
         game.discard_pile = list(discard_pile)
         game.melds = [m.copy() for m in melds]
+        game._melds_shared = False
         game.passes = passes
         game.went_out = None
         game.results = list(results)
@@ -407,6 +451,7 @@ class Game:
         self._rng.shuffle(pack)
         self.hands, self.stock, self.discard_pile = deal_pack(pack, self.dealer)
         self.melds = []
+        self._melds_shared = False
         self.passes = 0
         self.went_out = None
         self.phase = "draw"
@@ -476,12 +521,14 @@ class Game:
         """An independent copy, random state included (for bots that look ahead)."""
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
-        # The random state is shared, copied by whichever game first shuffles (_start_deal).
+        # The random state is shared, copied by whichever game first shuffles (_start_deal);
+        # so are the melds, copied by whichever game first lays off (_add_to).
         self._rng_shared = other._rng_shared = True
+        self._melds_shared = other._melds_shared = True
         other.hands = [list(h) for h in self.hands]
         other.stock = list(self.stock)
         other.discard_pile = list(self.discard_pile)
-        other.melds = [m.copy() for m in self.melds]
+        other.melds = list(self.melds)
         other.results = list(self.results)
         other.moves = list(self.moves)
         other.opening_events = list(self.opening_events)
@@ -525,9 +572,12 @@ class Game:
             raise TypeError(f"a seat is 0..3, not {seat!r}")
         if seat is not None and seat != self.current:
             raise IllegalMove("not-your-turn", f"It is {SEAT_NAMES[self.current]}'s turn.")
-        check_move(move)
-        move = self._with_held_jokers(move)
-        step = _STEPS.get(type(move))
+        kind = type(move)
+        if kind is not DrawStock:  # the commonest move has no field to check, no Joker
+            check_move(move)
+            if type(move) is not Discard or move.card >= FIRST_JOKER:
+                move = self._with_held_jokers(move)
+        step = _STEPS.get(kind)
         if step is None:
             raise IllegalMove("bad-move", "That is not a move.")
         events = step(self, move)
@@ -563,13 +613,14 @@ class Game:
             raise IllegalMove("wrong-phase", f"You cannot {doing} {when}.")
 
     def _draw_stock(self, move: DrawStock) -> list[ev.Event]:
-        self._need_phase("draw", "draw")
+        if self.phase != "draw":
+            self._need_phase("draw", "draw")
         if not self.stock:
             raise IllegalMove("stock-empty", "The stock is empty: take from the discard pile or pass.")
         self.hands[self.current].append(self.stock.pop())
         self.phase = "meld"
         self.passes = 0
-        return [ev.StockDrawn(self.current)]
+        return [_STOCK_DRAWN[self.current]]
 
     def _take_discard(self, move: TakeDiscard) -> list[ev.Event]:
         self._need_phase("draw", "take from the discard pile")
@@ -621,6 +672,9 @@ class Game:
         return ev.Melded(seat, meld_id, tuple(meld.cards), meld.four_at_once)
 
     def _add_to(self, seat: int, meld_id: int, cards: tuple[Card, ...]) -> ev.LaidOff:
+        if self._melds_shared:  # copy on write: the clones sharing them must not see this
+            self.melds = [m.copy() for m in self.melds]
+            self._melds_shared = False
         meld = self.meld_by_id(meld_id)
         assert meld is not None
         # Bridge cards go on nearest the run's end first.
@@ -665,7 +719,8 @@ class Game:
         return [self._add_to(seat, meld.id, (move.card,)), *self._after_melding(seat)]
 
     def _discard(self, move: Discard) -> list[ev.Event]:
-        self._need_phase("meld", "discard")
+        if self.phase != "meld":
+            self._need_phase("meld", "discard")
         hand = self.hands[self.current]
         if move.card not in hand:
             raise IllegalMove("card-not-in-hand", f"You do not hold the {card_text(move.card)}.")
@@ -674,7 +729,7 @@ class Game:
         self.discard_pile.append(move.card)
         self.phase = "draw"
         self.current = (seat + 1) % 4
-        return [ev.Discarded(seat, move.card)]
+        return [_DISCARDED[seat][move.card]]
 
     def _next_deal(self, move: NextDeal) -> list[ev.Event]:
         if self.phase != "deal_over":
