@@ -18,7 +18,7 @@ from typing import Any, Literal
 from . import events as ev
 from .cards import FIRST_JOKER, JOKERS, PACK, RANK, SUIT, Card, card_text
 from .errors import IllegalMove
-from .melds import Meld, meld_kind
+from .melds import Meld, MeldKind, meld_kind
 from .moves import (
     DISCARDS,
     Discard,
@@ -591,6 +591,9 @@ class Game:
         a meld or a take are recorded sorted, as ``legal_moves`` lists them."""
         if type(move) is DrawStock or (type(move) is Discard and move.card < FIRST_JOKER):
             return move  # the commonest moves name no Joker
+        if isinstance(move, TakeDiscard | MeldMove) and max(move.cards, default=0) < FIRST_JOKER:
+            ordered = tuple(sorted(move.cards))  # no Joker to choose: only the order
+            return move if ordered == move.cards else replace(move, cards=ordered)
         hand = self.hands[self.current]
         match move:
             case Discard(card) | LayOff(card=card) if card >= FIRST_JOKER:
@@ -641,9 +644,11 @@ class Game:
                 raise IllegalMove("no-such-card", f"You do not have the {card_text(card)}.")
         if move.meld_id is not None and self.meld_by_id(move.meld_id) is None:
             raise IllegalMove("no-such-meld", "There is no such meld on the table.")
+        kind = None
         if move.meld_id is None:
             # A new meld of cards at hand with the target among them: one of target_uses.
-            if meld_kind(cards) is None:
+            kind = meld_kind(cards)
+            if kind is None:
                 raise IllegalMove("not-a-meld", "Those cards do not make a meld.")
         elif (cards, move.meld_id) not in _target_uses(
             target, available, _lay_off_table(self.melds, [target])
@@ -658,16 +663,18 @@ class Game:
             hand.remove(card)
         self.passes = 0
         events: list[ev.Event] = [ev.DiscardTaken(seat, move.index, taken)]
-        if move.meld_id is None:
-            events.append(self._lay_down(seat, cards))
+        if kind is not None:
+            events.append(self._lay_down(seat, cards, kind))
         else:
+            assert move.meld_id is not None
             events.append(self._add_to(seat, move.meld_id, cards))
         self.phase = "meld"
         return events + self._after_melding(seat)
 
-    def _lay_down(self, seat: int, cards: tuple[Card, ...]) -> ev.Melded:
-        meld_id = max((m.id for m in self.melds), default=-1) + 1
-        meld = Meld.new(meld_id, cards, seat)
+    def _lay_down(self, seat: int, cards: tuple[Card, ...], kind: MeldKind) -> ev.Melded:
+        melds = self.melds
+        meld_id = max([m.id for m in melds]) + 1 if melds else 0
+        meld = Meld.of_kind(meld_id, kind, cards, seat)
         self.melds.append(meld)
         return ev.Melded(seat, meld_id, tuple(meld.cards), meld.four_at_once)
 
@@ -697,12 +704,13 @@ class Game:
         for card in cards:
             if card not in hand:
                 raise IllegalMove("card-not-in-hand", f"You do not hold the {card_text(card)}.")
-        if meld_kind(cards) is None:
+        kind = meld_kind(cards)
+        if kind is None:
             raise IllegalMove("not-a-meld", "Those cards do not make a meld.")
         seat = self.current
         for card in cards:
             hand.remove(card)
-        return [self._lay_down(seat, cards), *self._after_melding(seat)]
+        return [self._lay_down(seat, cards, kind), *self._after_melding(seat)]
 
     def _lay_off(self, move: LayOff) -> list[ev.Event]:
         self._need_phase("meld", "lay off")

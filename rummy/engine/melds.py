@@ -72,6 +72,11 @@ class Meld:
         kind = meld_kind(cards)
         if kind is None:
             raise ValueError("not a meld")
+        return cls.of_kind(meld_id, kind, cards, seat)
+
+    @classmethod
+    def of_kind(cls, meld_id: int, kind: MeldKind, cards: Sequence[Card], seat: int) -> Meld:
+        """``new`` for cards already known to form a meld of ``kind`` (``meld_kind``)."""
         ordered = sorted(cards, key=RANK.__getitem__) if kind == "run" else list(cards)
         meld = cls(meld_id, kind, ordered, [seat] * len(ordered), seat)
         meld.four_at_once = kind != "run" and len(ordered) == 4

@@ -118,7 +118,8 @@ def _cards(value: Any, limit: int, kinds: tuple[type, ...] = (list, tuple)) -> t
     if len(value) > limit:
         raise IllegalMove("bad-move", f"A move names at most {limit} cards.")
     for c in value:
-        _card(c)
+        if type(c) is not int or not 0 <= c < 56:
+            raise IllegalMove("bad-move", "That is not a card.")
     return tuple(value)
 
 
@@ -136,21 +137,21 @@ def check_move(move: object) -> None:
         return
     if type(move) is DrawStock or type(move) is Pass or type(move) is NextDeal:
         return
-    match move:
-        case DrawStock() | Pass() | NextDeal():
-            return
-        case Discard():
-            _card(move.card)
-        case LayOff():
-            _int(move.meld_id, "meld id")
-            _card(move.card)
-        case Meld():
-            _cards(move.cards, len(PACK), (tuple,))
+    match move:  # the moves with more fields first
         case TakeDiscard():
             _int(move.index, "index")
             _cards(move.cards, len(PACK), (tuple,))
             if move.meld_id is not None:
                 _int(move.meld_id, "meld id")
+        case LayOff():
+            _int(move.meld_id, "meld id")
+            _card(move.card)
+        case Meld():
+            _cards(move.cards, len(PACK), (tuple,))
+        case Discard():
+            _card(move.card)
+        case DrawStock() | Pass() | NextDeal():
+            return
         case _:
             raise IllegalMove("bad-move", "That is not a move.")
 
