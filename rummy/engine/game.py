@@ -56,6 +56,9 @@ _STOCK_DRAWN: tuple[ev.StockDrawn, ...] = tuple(ev.StockDrawn(seat) for seat in 
 _DISCARDED: tuple[tuple[ev.Discarded, ...], ...] = tuple(
     tuple(ev.Discarded(seat, card) for card in PACK) for seat in range(4)
 )
+_PASSED: tuple[tuple[ev.Passed, ...], ...] = tuple(
+    tuple(ev.Passed(seat, n) for n in range(5)) for seat in range(4)
+)
 
 
 def new_seed() -> int:
@@ -291,7 +294,8 @@ def legal_moves_in(
         moves.extend(takes_from_pile(hand, discard_pile, melds))
         return moves
     if phase == "meld":
-        moves = [MeldMove(cards) for cards in new_melds(hand)]
+        found = new_melds(hand)  # most hands hold none
+        moves = [MeldMove(cards) for cards in found] if found else []
         if melds:
             held = set(hand)
             for meld in melds:
@@ -642,18 +646,19 @@ class Game:
         for card in cards:
             if card not in available:
                 raise IllegalMove("no-such-card", f"You do not have the {card_text(card)}.")
-        if move.meld_id is not None and self.meld_by_id(move.meld_id) is None:
-            raise IllegalMove("no-such-meld", "There is no such meld on the table.")
         kind = None
         if move.meld_id is None:
             # A new meld of cards at hand with the target among them: one of target_uses.
             kind = meld_kind(cards)
             if kind is None:
                 raise IllegalMove("not-a-meld", "Those cards do not make a meld.")
-        elif (cards, move.meld_id) not in _target_uses(
-            target, available, _lay_off_table(self.melds, [target])
-        ):
-            raise IllegalMove("cannot-lay-off", "Those cards do not fit that meld.")
+        else:
+            meld = self.meld_by_id(move.meld_id)
+            if meld is None:
+                raise IllegalMove("no-such-meld", "There is no such meld on the table.")
+            # One of target_uses: the lay-offs of the target on this meld.
+            if (cards, meld.id) not in _lay_off_table([meld], [target]).get(target, ()):
+                raise IllegalMove("cannot-lay-off", "Those cards do not fit that meld.")
         # Checked: now change the state.
         seat = self.current
         taken = tuple(pile[move.index :])
@@ -750,7 +755,8 @@ class Game:
             raise IllegalMove("stock-not-empty", "You may pass only when the stock is empty.")
         seat = self.current
         self.passes += 1
-        events: list[ev.Event] = [ev.Passed(seat, self.passes)]
+        passes = self.passes
+        events: list[ev.Event] = [_PASSED[seat][passes] if passes <= 4 else ev.Passed(seat, passes)]
         if self.passes >= 4:  # R6.2
             return events + self._end_deal("passes")
         self.current = (seat + 1) % 4

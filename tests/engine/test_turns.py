@@ -373,3 +373,25 @@ def test_empty_hand_may_take_from_the_pile_R4_5() -> None:
     assert take(0, "4c 5c 6c") in game.legal_moves()
     game.apply(take(0, "4c 5c 6c"))
     assert game.hands[0] == cards("Qh") and game.phase == "meld"
+
+
+def test_a_clone_and_its_game_lay_off_on_their_own_melds() -> None:
+    """Game.clone shares the melds until one of the two lays off (copy on write): a
+    lay-off, with a take or from the hand, shows on the game that made it only."""
+    game = position(
+        ["5h 9c Kd 2s", "8c", "", ""],
+        discard="4s 6h",
+        melds=[("2h 3h 4h", 1), ("9d 9h 9s", 3)],
+    )
+    before = game.snapshot()
+    trial = game.clone()
+    trial.apply(take(1, "5h 6h", 0))  # the 6h, with the 5h bridging the gap
+    trial.apply(LayOff(1, c("9c")))
+    assert [m.cards for m in trial.melds] == [cards("2h 3h 4h 5h 6h"), cards("9d 9h 9s 9c")]
+    assert game.snapshot() == before
+    other = game.clone()
+    game.apply(DrawStock())
+    game.apply(LayOff(0, c("5h")))
+    assert game.melds[0].cards == cards("2h 3h 4h 5h")
+    assert [m.cards for m in other.melds] == [cards("2h 3h 4h"), cards("9d 9h 9s")]
+    assert [m.cards for m in trial.melds] == [cards("2h 3h 4h 5h 6h"), cards("9d 9h 9s 9c")]
