@@ -593,7 +593,7 @@ class Game:
         the first one) for a Joker the player holds, or takes: the move is recorded with
         the ids of the Jokers actually used, so that it replays exactly; and the cards of
         a meld or a take are recorded sorted, as ``legal_moves`` lists them."""
-        if type(move) is DrawStock or (type(move) is Discard and move.card < FIRST_JOKER):
+        if type(move) is DrawStock or (isinstance(move, Discard | LayOff) and move.card < FIRST_JOKER):
             return move  # the commonest moves name no Joker
         if isinstance(move, TakeDiscard | MeldMove) and max(move.cards, default=0) < FIRST_JOKER:
             ordered = tuple(sorted(move.cards))  # no Joker to choose: only the order
