@@ -125,16 +125,17 @@ def _holds_meld(mask: int) -> bool:
 
 def new_melds(cards: Iterable[Card]) -> list[tuple[Card, ...]]:
     """Every meld (R5.1-R5.3) that can be made from ``cards``, each a sorted tuple."""
-    ordered = sorted(cards)
-    n = len(ordered)
+    held = cards if isinstance(cards, list | tuple) else list(cards)
+    n = len(held)
     result: list[tuple[Card, ...]] = []
     if n < 3:
         return result
     mask = 0
-    for c in ordered:
+    for c in held:
         mask |= _BIT[c]
     if mask.bit_count() == n and not _holds_meld(mask):  # most hands: no meld at all
         return result
+    ordered = sorted(held)
     ranks = [RANK[c] for c in ordered]
     if len(set(ranks)) <= n - 2:  # some rank (or the Jokers) three times or more
         by_rank: dict[int, list[Card]] = {}
@@ -164,7 +165,7 @@ def target_uses(
     """Every legal use of a target card (R4.1): ``(cards, None)`` for a new meld made
     with cards of ``available`` (the target among them), ``(cards, meld_id)`` for a
     lay-off: the target alone, or for a run the target with the cards that bridge it."""
-    return _target_uses(target, available, _lay_off_table(melds, (target,)))
+    return _target_uses(target, available | {target}, _lay_off_table(melds, (target,)))
 
 
 LayOffTable = dict[Card, list[tuple[tuple[Card, ...], int]]]
@@ -207,10 +208,11 @@ def _lay_off_table(
 def _target_uses(
     target: Card, available: set[Card], lay_offs: LayOffTable
 ) -> list[tuple[tuple[Card, ...], int | None]]:
+    """``target_uses`` of a ``target`` that is in ``available``, with the turn's lay-offs."""
     result: list[tuple[tuple[Card, ...], int | None]] = []
     # The other cards of the target's rank (or the other Jokers), looked up directly:
     # the draw phase asks this for every card of the pile, so no sorting of ``available``.
-    same = [c for c in _KIN[target] if c in available]
+    same = list(filter(available.__contains__, _KIN[target]))
     if len(same) >= 2:
         for k in (2, 3):
             for combo in combinations(same, k):
@@ -230,7 +232,7 @@ def _target_uses(
     uses = lay_offs.get(target)
     if uses is not None:
         for cards, meld_id in uses:
-            if len(cards) == 1 or all(c in available for c in cards if c != target):
+            if len(cards) == 1 or available.issuperset(cards):
                 result.append((cards, meld_id))
     return result
 
@@ -579,7 +581,7 @@ class Game:
         kind = type(move)
         if kind is not DrawStock:  # the commonest move has no field to check, no Joker
             check_move(move)
-            if type(move) is not Discard or move.card >= FIRST_JOKER:
+            if type(move) is not Discard or move.card >= FIRST_JOKER:  # a discard, mostly not
                 move = self._with_held_jokers(move)
         step = _STEPS.get(kind)
         if step is None:
@@ -604,13 +606,11 @@ class Game:
                 (held,) = same_jokers((card,), hand)
                 return move if held == card else replace(move, card=held)
             case MeldMove(cards):
-                used = same_jokers(cards, hand) if max(cards, default=0) >= FIRST_JOKER else cards
+                used = same_jokers(cards, hand)
                 return move if used == tuple(sorted(cards)) else replace(move, cards=tuple(sorted(used)))
             case TakeDiscard(index, cards) if 0 <= index < len(self.discard_pile):
-                used = cards
-                if max(cards, default=0) >= FIRST_JOKER:
-                    pile = self.discard_pile
-                    used = same_jokers(cards, [*pile[index:], *hand], first=pile[index])
+                pile = self.discard_pile
+                used = same_jokers(cards, [*pile[index:], *hand], first=pile[index])
                 return move if used == tuple(sorted(cards)) else replace(move, cards=tuple(sorted(used)))
         return move
 
@@ -630,7 +630,8 @@ class Game:
         return [_STOCK_DRAWN[self.current]]
 
     def _take_discard(self, move: TakeDiscard) -> list[ev.Event]:
-        self._need_phase("draw", "take from the discard pile")
+        if self.phase != "draw":
+            self._need_phase("draw", "take from the discard pile")
         pile = self.discard_pile
         if not 0 <= move.index < len(pile):
             raise IllegalMove("bad-index", "There is no such card in the discard pile.")
@@ -703,7 +704,8 @@ class Game:
         return [ev.WentOut(seat), *self._end_deal("out")]
 
     def _meld(self, move: MeldMove) -> list[ev.Event]:
-        self._need_phase("meld", "meld")
+        if self.phase != "meld":
+            self._need_phase("meld", "meld")
         hand = self.hands[self.current]
         cards = tuple(sorted(move.cards))
         for card in cards:
@@ -718,7 +720,8 @@ class Game:
         return [self._lay_down(seat, cards, kind), *self._after_melding(seat)]
 
     def _lay_off(self, move: LayOff) -> list[ev.Event]:
-        self._need_phase("meld", "lay off")
+        if self.phase != "meld":
+            self._need_phase("meld", "lay off")
         hand = self.hands[self.current]
         if move.card not in hand:
             raise IllegalMove("card-not-in-hand", f"You do not hold the {card_text(move.card)}.")
@@ -750,7 +753,8 @@ class Game:
         return [self._start_deal()]
 
     def _pass(self, move: Pass) -> list[ev.Event]:
-        self._need_phase("draw", "pass")
+        if self.phase != "draw":
+            self._need_phase("draw", "pass")
         if self.stock:
             raise IllegalMove("stock-not-empty", "You may pass only when the stock is empty.")
         seat = self.current

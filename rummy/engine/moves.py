@@ -133,7 +133,9 @@ def check_move(move: object) -> None:
     """
     # The common moves first, by their exact type: this runs for every move applied.
     if type(move) is Discard:
-        _card(move.card)
+        card = move.card
+        if type(card) is not int or not 0 <= card < 56:
+            raise IllegalMove("bad-move", "That is not a card.")
         return
     if type(move) is DrawStock or type(move) is Pass or type(move) is NextDeal:
         return
