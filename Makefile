@@ -24,7 +24,7 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 test-long: setup
-	RUMMY_LONG=1 HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -q
+	RUMMY_LONG=1 HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -q --timeout=0  # long runs outlast the suite's 300 s cap
 
 lint: setup
 	$(BIN)/ruff check rummy tests bench
