@@ -37,7 +37,7 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from .engine import SEAT_NAMES, Game, GameRecord, Move, view_for
+from .engine import SEAT_NAMES, Game, GameRecord, Move, team_seats, view_for
 from .engine.bots import BOT_NAMES, Budget, make_bot
 from .protocol.record import RecordPlayer, encode_record_file, record_of_game
 
@@ -213,7 +213,7 @@ class SimResult:
         # A bot counts once per team it plays on: a team of two different bots
         # counts for both, and a bot on both teams counts twice (a win and a loss).
         for team, (own, other) in enumerate(((t0, t1), (t1, t0))):
-            for name in sorted({outcome.seats[team], outcome.seats[team + 2]}):
+            for name in sorted({outcome.seats[seat] for seat in team_seats(team)}):
                 self.per_bot.setdefault(name, Tally()).add(own, other)
                 self.bot_samples.setdefault(name, Samples()).add(own > other)
         for name, times in outcome.decisions.items():

@@ -23,6 +23,7 @@ from rummy.engine import (
     Pass,
     PlayerView,
     TakeDiscard,
+    may_pass,
 )
 
 from . import text
@@ -146,9 +147,9 @@ def prompt(view: PlayerView | None, seats: Seats, chosen: Sequence[Card], ascii:
         takes = "t takes from the discard pile at the marked card"
         if not h.pile:
             takes = "no card of the discard pile can be used now"
-        if view.stock_count:
-            return Content(f"Your turn: s draws from the stock; {takes}.")
-        return Content(f"The stock is empty: {takes}; p passes.")
+        if may_pass(view.stock_count):
+            return Content(f"The stock is empty: {takes}; p passes.")
+        return Content(f"Your turn: s draws from the stock; {takes}.")
     # The meld part of the turn: say what the chosen cards can do.
     cards = list(chosen)
     advice = "m melds the selected cards, l lays one off, d discards (ends the turn)."

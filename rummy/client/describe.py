@@ -22,9 +22,10 @@ from rummy.engine import (
     PlayerView,
     StockDrawn,
     WentOut,
-    describe_card,
+    may_pass,
+    rank_name,
+    suit_name,
 )
-from rummy.engine.cards import RANK
 
 from . import text
 from .model import Seats
@@ -35,7 +36,7 @@ _PART = Content | str
 def turn_part(view: PlayerView) -> str:
     """What the player to act is doing, in words."""
     if view.phase == "draw":
-        return "to draw" if view.stock_count else "to take or pass"
+        return "to take or pass" if may_pass(view.stock_count) else "to draw"
     if view.phase == "meld":
         return "to meld or discard"
     return ""
@@ -55,10 +56,9 @@ def meld_name(meld: Meld, seats: Seats) -> Content:
     if meld.kind == "jokers":
         what = "Joker set"
     elif meld.kind == "set":
-        rank = RANK[meld.cards[0]]
-        what = f"set of {describe_card(meld.cards[0]).split(' of ')[0]}s" if rank > 10 else f"set of {rank}s"
+        what = f"set of {rank_name(meld.cards[0])}s"
     else:
-        what = f"run of {describe_card(meld.cards[0]).split(' of ')[1]}"
+        what = f"run of {suit_name(meld.cards[0])}"
     owner = "your" if meld.laid_by == seats.me else f"{seats.name(meld.laid_by)}'s"
     return _line(text.plain(owner), f" {what} (meld {meld.id + 1})")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rummy.engine import Card, PlayerView
+from rummy.engine import Card, PlayerView, next_seat
 
 from .advice import Hints
 from .model import Recent, Seats, TurnTimer
@@ -33,4 +33,4 @@ class Scene:
         """The seat drawn at ``place`` (south, west, north, east): one's own seat at the
         bottom (South for a spectator), the next in play to its left, the partner across."""
         me = self.seats.me if self.seats.me is not None else 0
-        return (me + {"south": 0, "west": 1, "north": 2, "east": 3}[place]) % 4
+        return next_seat(me, {"south": 0, "west": 1, "north": 2, "east": 3}[place])

@@ -4,6 +4,7 @@ The public API, documented in docs/ENGINE.md, is re-exported here.
 """
 
 from .cards import (
+    JOKER_RANK,
     JOKERS,
     PACK,
     Card,
@@ -11,11 +12,15 @@ from .cards import (
     card_text,
     cards_text,
     describe_card,
+    make_card,
+    of_rank,
     parse_card,
     parse_cards,
     points,
     rank,
+    rank_name,
     suit,
+    suit_name,
 )
 from .errors import CODES, IllegalMove
 from .events import (
@@ -62,15 +67,19 @@ from .moves import (
 )
 from .moves import Meld as MeldMove
 from .partners import PartnerDraw, Seating, draw_for_partners
-from .scoring import DealResult, TeamScore, score_deal, team_of, winner_of
+from .scoring import DealResult, TeamScore, score_deal, winner_of
+from .seats import SEATS, TEAMS, may_pass, next_seat, opponents_of, partner_of, team_of, team_seats
 from .views import PlayerView, view_for, world_from_view
 
 __all__ = [
     "CODES",
     "ENGINE_VERSION",
     "JOKERS",
+    "JOKER_RANK",
     "PACK",
+    "SEATS",
     "SEAT_NAMES",
+    "TEAMS",
     "Card",
     "DealEnded",
     "DealResult",
@@ -111,22 +120,31 @@ __all__ = [
     "describe_card",
     "draw_for_partners",
     "legal_moves_in",
+    "make_card",
+    "may_pass",
     "meld_kind",
     "move_from_data",
     "move_text",
     "move_to_data",
     "new_melds",
     "new_seed",
+    "next_seat",
+    "of_rank",
+    "opponents_of",
     "parse_card",
     "parse_cards",
     "parse_move",
+    "partner_of",
     "points",
     "rank",
+    "rank_name",
     "score_deal",
     "suit",
+    "suit_name",
     "takes_from_pile",
     "target_uses",
     "team_of",
+    "team_seats",
     "view_for",
     "winner_of",
     "world_from_view",

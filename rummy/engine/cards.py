@@ -34,10 +34,16 @@ PACK: tuple[Card, ...] = tuple(range(56))
 
 
 def make_card(rank: int, suit: int) -> Card:
-    """The card of ``rank`` (2..14, Ace high) in ``suit`` (0..3)."""
+    """The card of ``rank`` (2..14, Ace high) in ``suit`` (0..3): the one place where a
+    card's number is worked out from its rank and suit."""
     if not 2 <= rank <= ACE or not 0 <= suit <= 3:
         raise ValueError(f"no card of rank {rank} and suit {suit}")
     return suit * 13 + rank - 2
+
+
+def of_rank(rank: int) -> tuple[Card, ...]:
+    """The four cards of ``rank`` (2..14), in suit order; for ``JOKER_RANK``, the Jokers."""
+    return _OF_RANK[rank]
 
 
 def _points(card: Card) -> int:
@@ -53,6 +59,10 @@ def _points(card: Card) -> int:
 RANK: tuple[int, ...] = tuple(c % 13 + 2 if c < FIRST_JOKER else JOKER_RANK for c in PACK)
 SUIT: tuple[int, ...] = tuple(c // 13 if c < FIRST_JOKER else JOKER_SUIT for c in PACK)
 POINTS: tuple[int, ...] = tuple(_points(c) for c in PACK)
+_OF_RANK: dict[int, tuple[Card, ...]] = {
+    r: tuple(make_card(r, s) for s in range(4)) for r in range(2, ACE + 1)
+}
+_OF_RANK[JOKER_RANK] = JOKERS
 
 
 def rank(card: Card) -> int:
@@ -128,12 +138,23 @@ def parse_cards(text: str) -> list[Card]:
     return result
 
 
-def describe_card(card: Card) -> str:
-    """A spoken name, for screens and logs: 'Jack of hearts', 'Joker'."""
+def rank_name(card: Card) -> str:
+    """The spoken name of the card's rank: 'Jack', '7', 'Joker'."""
     if card >= FIRST_JOKER:
         return "Joker"
     r = RANK[card]
-    return f"{RANK_NAMES.get(r, str(r))} of {SUIT_NAMES[SUIT[card]]}"
+    return RANK_NAMES.get(r, str(r))
+
+
+def suit_name(card: Card) -> str | None:
+    """The spoken name of the card's suit: 'hearts'; None for a Joker, which has none."""
+    return None if card >= FIRST_JOKER else SUIT_NAMES[SUIT[card]]
+
+
+def describe_card(card: Card) -> str:
+    """A spoken name, for screens and logs: 'Jack of hearts', 'Joker'."""
+    suit_words = suit_name(card)
+    return rank_name(card) if suit_words is None else f"{rank_name(card)} of {suit_words}"
 
 
 def sort_key_suit(card: Card) -> tuple[int, int]:

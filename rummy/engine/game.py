@@ -16,7 +16,7 @@ from itertools import combinations
 from typing import Any, Literal
 
 from . import events as ev
-from .cards import FIRST_JOKER, JOKERS, PACK, RANK, SUIT, Card, card_text
+from .cards import ACE, FIRST_JOKER, PACK, RANK, SUIT, Card, card_text, make_card, of_rank
 from .errors import IllegalMove
 from .melds import Meld, MeldKind, meld_kind
 from .moves import (
@@ -35,6 +35,7 @@ from .moves import (
 from .moves import Meld as MeldMove
 from .partners import PartnerDraw, Seating, draw_for_partners
 from .scoring import DealResult, score_deal, totals, winner
+from .seats import may_pass, next_seat
 
 Phase = Literal["draw", "meld", "deal_over", "game_over"]
 SEAT_NAMES = ("South", "West", "North", "East")  # seat n+1 is to the left of seat n
@@ -92,22 +93,24 @@ def same_jokers(
 
 
 # For each card, the other cards of its rank (suits in id order), or the other Jokers.
-_KIN: tuple[tuple[Card, ...], ...] = tuple(
-    tuple(k for k in (JOKERS if c >= FIRST_JOKER else range(c % 13, FIRST_JOKER, 13)) if k != c) for c in PACK
-)
+_KIN: tuple[tuple[Card, ...], ...] = tuple(tuple(k for k in of_rank(RANK[c]) if k != c) for c in PACK)
 
 
 _PACK_SET = frozenset(PACK)
 _POSITION_RNG = random.Random(0)  # never shuffled with: copied first (Game.in_position)
 # _FOLLOWS[c]: whether c + 1 is the next rank of c's suit (ids run rank-wise per suit).
-_FOLLOWS: tuple[bool, ...] = tuple(c < FIRST_JOKER and c % 13 != 12 for c in PACK)
+_FOLLOWS: tuple[bool, ...] = tuple(c < FIRST_JOKER and RANK[c] != ACE for c in PACK)
+# _SUIT_ENDS[c]: the 2 and the Ace of c's suit, the ends a run with c can reach.
+_SUIT_ENDS: tuple[tuple[Card, Card], ...] = tuple(
+    (make_card(2, SUIT[c]), make_card(ACE, SUIT[c])) if c < FIRST_JOKER else (c, c) for c in PACK
+)
 
 
 # A hand as a bitmask (bit c for card c) is tested for any meld at all with a few int
 # operations: most hands hold none, and the meld phase asks at every turn.
 _BIT: tuple[int, ...] = tuple(1 << c for c in PACK)
 # The cards c such that c, c + 1 and c + 2 are three ranks of one suit in a row.
-_RUN_START = sum(_BIT[c] for c in PACK if c < FIRST_JOKER and c % 13 <= 10)
+_RUN_START = sum(_BIT[c] for c in PACK if c < FIRST_JOKER and RANK[c] <= ACE - 2)
 _SUIT_BITS = (1 << 13) - 1
 
 
@@ -188,16 +191,15 @@ def _lay_off_table(
                     table.setdefault(card, []).append(((card,), meld.id))
             continue
         suit = meld.suit
-        base = suit * 13 - 2
         low, high = meld.low, meld.high
         for card in targets:
             if SUIT[card] != suit:
                 continue
             r = RANK[card]
             if r > high:  # above the run: the ranks from its top end up to the card
-                cards = tuple(range(base + high + 1, card + 1))
+                cards = tuple(range(make_card(high + 1, suit), card + 1))
             elif r < low:
-                cards = tuple(range(card, base + low))
+                cards = tuple(range(card, make_card(low, suit)))
             else:
                 continue
             if len(cards) == 1 or reachable is None or reachable.issuperset(cards):
@@ -219,10 +221,9 @@ def _target_uses(
                 result.append((tuple(sorted((target, *combo))), None))
     if target < FIRST_JOKER:
         lo = hi = target
-        first = target - target % 13  # the suit's 2
+        first, last = _SUIT_ENDS[target]  # the suit's 2 and Ace
         while lo > first and lo - 1 in available:
             lo -= 1
-        last = first + 12  # the suit's Ace
         while hi < last and hi + 1 in available:
             hi += 1
         if hi - lo >= 2:
@@ -292,7 +293,7 @@ def legal_moves_in(
     server's checks and a client's hints are the same rule written once.
     """
     if phase == "draw":
-        moves: list[Move] = [_DRAW] if stock_count else [_PASS]
+        moves: list[Move] = [_PASS] if may_pass(stock_count) else [_DRAW]
         moves.extend(takes_from_pile(hand, discard_pile, melds))
         return moves
     if phase == "meld":
@@ -317,7 +318,7 @@ def deal_pack(pack: Sequence[Card], dealer: int) -> tuple[list[list[Card]], list
     top card is turned face up to start the discard pile. Returns (hands, stock, pile)."""
     hands: list[list[Card]] = [[], [], [], []]
     for k in range(HAND_SIZE * 4):
-        hands[(dealer + 1 + k) % 4].append(pack[k])
+        hands[next_seat(dealer, 1 + k)].append(pack[k])
     stock = list(pack[HAND_SIZE * 4 :])
     return hands, stock, [stock.pop()]
 
@@ -448,7 +449,7 @@ class Game:
     def _start_deal(self) -> ev.DealStarted:
         """R3.2: shuffle, deal seven each from the dealer's left, turn up one card."""
         self.deal += 1
-        self.dealer = (self.first_dealer + self.deal - 1) % 4  # R3.3
+        self.dealer = next_seat(self.first_dealer, self.deal - 1)  # R3.3
         pack = list(PACK)
         if self._rng_shared:  # copy on write: the other games sharing it must not see this shuffle
             rng = random.Random(0)  # seeding from the OS would cost more than the copy
@@ -461,7 +462,7 @@ class Game:
         self.passes = 0
         self.went_out = None
         self.phase = "draw"
-        self.current = (self.dealer + 1) % 4
+        self.current = next_seat(self.dealer)
         return ev.DealStarted(self.deal, self.dealer, self.discard_pile[0])
 
     def _end_deal(self, ended_by: Literal["out", "passes"]) -> list[ev.Event]:
@@ -471,7 +472,7 @@ class Game:
         events: list[ev.Event] = [ev.DealEnded(result)]
         if self.deal < DEALS:
             self.phase = "deal_over"
-            self.current = (self.first_dealer + 1) % 4  # the next dealer starts it
+            self.current = next_seat(self.first_dealer)  # the next dealer starts it
         else:
             self.phase = "game_over"
             events.append(ev.GameEnded(totals(self.results), winner(self.results)))
@@ -744,7 +745,7 @@ class Game:
         hand.remove(move.card)
         self.discard_pile.append(move.card)
         self.phase = "draw"
-        self.current = (seat + 1) % 4
+        self.current = next_seat(seat)
         return [_DISCARDED[seat][move.card]]
 
     def _next_deal(self, move: NextDeal) -> list[ev.Event]:
@@ -755,7 +756,7 @@ class Game:
     def _pass(self, move: Pass) -> list[ev.Event]:
         if self.phase != "draw":
             self._need_phase("draw", "pass")
-        if self.stock:
+        if not may_pass(len(self.stock)):
             raise IllegalMove("stock-not-empty", "You may pass only when the stock is empty.")
         seat = self.current
         self.passes += 1
@@ -763,7 +764,7 @@ class Game:
         events: list[ev.Event] = [_PASSED[seat][passes] if passes <= 4 else ev.Passed(seat, passes)]
         if self.passes >= 4:  # R6.2
             return events + self._end_deal("passes")
-        self.current = (seat + 1) % 4
+        self.current = next_seat(seat)
         return events
 
 

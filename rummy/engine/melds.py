@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .cards import FIRST_JOKER, JOKERS, RANK, SUIT, Card
+from .cards import ACE, FIRST_JOKER, JOKERS, RANK, SUIT, Card, make_card, of_rank
 
 MeldKind = Literal["set", "run", "jokers"]
 
@@ -107,19 +107,14 @@ class Meld:
 
     def _compute_takes(self) -> tuple[Card, ...]:
         if self.kind == "run":
-            base = self.suit * 13 - 2
-            if self.low > 2:
-                if self.high < 14:
-                    return (base + self.low - 1, base + self.high + 1)
-                return (base + self.low - 1,)
-            return (base + self.high + 1,) if self.high < 14 else ()
+            below = (make_card(self.low - 1, self.suit),) if self.low > 2 else ()
+            above = (make_card(self.high + 1, self.suit),) if self.high < ACE else ()
+            return below + above
         cards = self.cards
         if len(cards) >= 4:
             return ()
-        if self.kind == "jokers":
-            return tuple([c for c in JOKERS if c not in cards])
-        first = self.rank - 2
-        return tuple([c for c in (first, first + 13, first + 26, first + 39) if c not in cards])
+        kin = JOKERS if self.kind == "jokers" else of_rank(self.rank)
+        return tuple([c for c in kin if c not in cards])
 
     def bridge(self, card: Card) -> tuple[int, ...] | None:
         """For a run: the ranks from the nearer end up to ``card``'s rank, that laying

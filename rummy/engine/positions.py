@@ -18,6 +18,7 @@ from .game import Game, Phase
 from .melds import Meld
 from .moves import Meld as MeldMove
 from .moves import TakeDiscard
+from .seats import next_seat
 
 CardsSpec = str | Sequence[Card]
 # A meld on the table: (cards, laid_by) or (cards, laid_by, owner of each card).
@@ -98,8 +99,8 @@ def position(
     game.current = current
     game.phase = phase
     game.deal = deal
-    game.dealer = (current - 1) % 4 if dealer is None else dealer
-    game.first_dealer = (game.dealer - (deal - 1)) % 4
+    game.dealer = next_seat(current, -1) if dealer is None else dealer
+    game.first_dealer = next_seat(game.dealer, 1 - deal)
     game.passes = passes
     game.went_out = None
     game.results = []

@@ -8,11 +8,7 @@ from typing import Literal
 
 from .cards import POINTS, Card
 from .melds import Meld
-
-
-def team_of(seat: int) -> int:
-    """R2.1: seats 0 and 2 are team 0, seats 1 and 3 team 1."""
-    return seat % 2
+from .seats import team_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,16 +49,16 @@ def score_deal(
     doubled = [0, 0]
     for meld in melds:
         for card, owner in zip(meld.cards, meld.owners, strict=True):
-            laid[owner % 2] += POINTS[card]
+            laid[team_of(owner)] += POINTS[card]
         if meld.four_at_once:
             # R7.4 ruling: only the four cards of that one meld, for the team that laid it.
-            doubled[meld.laid_by % 2] += sum(POINTS[c] for c in meld.cards[:4])
+            doubled[team_of(meld.laid_by)] += sum(POINTS[c] for c in meld.cards[:4])
     in_hand = [0, 0]
     for seat, hand in enumerate(hands):
-        in_hand[seat % 2] -= sum(POINTS[c] for c in hand)
+        in_hand[team_of(seat)] -= sum(POINTS[c] for c in hand)
     bonus = [0, 0]
     if went_out is not None:
-        bonus[went_out % 2] = 25
+        bonus[team_of(went_out)] = 25
     return (
         TeamScore(laid[0], doubled[0], in_hand[0], bonus[0]),
         TeamScore(laid[1], doubled[1], in_hand[1], bonus[1]),

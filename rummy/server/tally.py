@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..engine import winner_of
+from ..engine import team_seats, winner_of
 from ..protocol.messages import TallyLine
 
 MAX_LINES = 6  # four players make three partnerships; newcomers at the table add more
@@ -37,7 +37,8 @@ class Tally:
         self.games += 1
         won = winner_of(totals)
         for team in (0, 1):
-            pair = (names[team], names[team + 2])  # partners sit opposite (R2.1)
+            first, second = team_seats(team)
+            pair = (names[first], names[second])
             line = self._lines.setdefault(tuple(sorted(pair)), _Partnership(pair))  # type: ignore[arg-type]
             line.players = pair
             line.games += 1

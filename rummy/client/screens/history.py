@@ -23,6 +23,7 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from rummy.engine import team_seats
 from rummy.protocol import GameSummary, HistoryPage
 
 from .. import text
@@ -53,10 +54,10 @@ def column_widths(width: int) -> tuple[int, int, int]:
 
 
 def team_text(game: GameSummary, team: int, name_width: int = 8) -> Text:
-    """The two partners of ``team`` (seats team and team+2, R2.1) and their total; the
+    """The two partners of ``team`` (R2.1) and their total; the
     winners' in bold (R8). Each name is cut to ``name_width``."""
     names = {p.seat: p.name for p in game.players}
-    pair = " & ".join(text.clean(names.get(seat, "?"), 24)[:name_width] for seat in (team, team + 2))
+    pair = " & ".join(text.clean(names.get(seat, "?"), 24)[:name_width] for seat in team_seats(team))
     style = "bold" if game.winner == team else ""
     out = Text(pair, style)
     out.append(f" {game.totals[team]}", style or "dim")

@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from rummy.engine import SEAT_NAMES, DealResult, points
+from rummy.engine import SEAT_NAMES, DealResult, points, team_of, team_seats
 from rummy.engine.scoring import totals, winner
 from rummy.protocol import TallyLine
 
@@ -62,7 +62,7 @@ def deal_breakdown(
             Content.assemble(
                 f"  {SEAT_NAMES[seat]:<6}",
                 name,
-                f" {text.team_name(seat % 2, ascii)}  ",
+                f" {text.team_name(team_of(seat), ascii)}  ",
                 cards,
                 Content.styled(f"  (-{minus})" if minus else "", "dim"),
             )
@@ -173,10 +173,10 @@ class GameEndScreen(ModalScreen[GameChoice]):
         if won is None:
             head = f"The game is a tie: {a} to {b}."
         else:
-            names = f"{self.seats.name(won)} and {self.seats.name(won + 2)}"
+            names = " and ".join(self.seats.name(seat) for seat in team_seats(won))
             you = ""
             if me is not None:
-                you = " You win!" if me % 2 == won else " You lose."
+                you = " You win!" if team_of(me) == won else " You lose."
             head = f"{text.team_name(won, self.ascii)} win, {max(a, b)} to {min(a, b)}: {names}.{you}"
         lines = [
             Content.styled(text.clean(head, 300), "bold"),

@@ -43,6 +43,7 @@ from rummy.engine import (
     Pass,
     PlayerView,
     card_text,
+    may_pass,
 )
 from rummy.protocol import PlayedBy, TallyLine
 
@@ -337,10 +338,10 @@ class TableScreen(Screen[None]):
         phase = view.phase if view is not None else None
         if action in ("draw", "take"):
             if action == "draw":
-                return turn and phase == "draw" and view is not None and view.stock_count > 0
+                return turn and phase == "draw" and view is not None and not may_pass(view.stock_count)
             return turn and phase == "draw"
         if action == "pass_turn":
-            return turn and phase == "draw" and view is not None and view.stock_count == 0
+            return turn and phase == "draw" and view is not None and may_pass(view.stock_count)
         if action in ("meld", "lay_off", "discard"):
             return turn and phase == "meld"
         if action == "next_deal":

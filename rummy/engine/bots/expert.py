@@ -32,11 +32,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..cards import PACK, RANK, Card
+from ..cards import PACK, RANK, Card, of_rank
 from ..game import DEALS, Game
 from ..moves import DISCARDS, Discard, DrawStock, Move, NextDeal, Pass
 from ..moves import Meld as MeldMove
 from ..scoring import score_deal, totals
+from ..seats import team_of
 from ..views import PlayerView, world_from_view
 from .base import legal_or_raise
 from .memory import PileMemory
@@ -148,7 +149,7 @@ def turn_plans(game: Game) -> list[Action]:
     for move in full:
         if isinstance(move, MeldMove) and len(move.cards) == 3 and RANK[move.cards[0]] == RANK[move.cards[1]]:
             r = RANK[move.cards[0]]
-            fourth = [c for c in range(r - 2, 52, 13) if c not in move.cards]
+            fourth = [c for c in of_rank(r) if c not in move.cards]
             if fourth and fourth[0] not in seen_now and fourth[0] not in hand:
                 variants.append(_lay_down(game, frozenset(move.cards)))
     for moves, rest in variants:
@@ -229,7 +230,7 @@ class Search:
             for move in action:
                 world.apply(move)
             path = (*path, action)
-            visited.append((node, action, seat % 2))
+            visited.append((node, action, team_of(seat)))
         play_deal_out(world, rng)
         win0 = self._score(world)
         for node, action, team in visited:

@@ -20,6 +20,7 @@ import random
 from ..cards import POINTS, RANK, Card
 from ..moves import Discard, DrawStock, LayOff, Move, NextDeal, Pass, TakeDiscard
 from ..moves import Meld as MeldMove
+from ..seats import opponents_of, partner_of
 from ..views import PlayerView
 from .base import legal_or_raise
 from .memory import PileMemory
@@ -65,8 +66,8 @@ class HeuristicBot:
         pile = view.discard_pile
         table_cards = [c for m in view.melds for c in m.cards]
         gone = set(pile).union(table_cards)
-        opponents = ((seat + 1) % 4, (seat + 3) % 4)
-        partner = (seat + 2) % 4
+        opponents = opponents_of(seat)
+        partner = partner_of(seat)
         opp_known: set[Card] = set()
         for s in opponents:
             opp_known |= self._memory.known(s, view, gone)
@@ -171,7 +172,7 @@ class HeuristicBot:
     def _discard(self, view: PlayerView, hand: tuple[Card, ...], outlook: Outlook, moves: list[Move]) -> Move:
         seat = view.seat
         assert seat is not None
-        opp_hands = (view.hand_counts[(seat + 1) % 4], view.hand_counts[(seat + 3) % 4])
+        opp_hands = tuple(view.hand_counts[s] for s in opponents_of(seat))
         next_opponent_uses = outlook.table.taker
         best: Move | None = None
         best_score = 0.0

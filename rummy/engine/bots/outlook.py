@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..cards import FIRST_JOKER, POINTS, RANK, SUIT, Card
-from .planning import JOKER_RANK, TableState
+from ..cards import FIRST_JOKER, POINTS, RANK, SUIT, Card, make_card, of_rank
+from .planning import TableState
 
 FULL_STOCK = 27  # R3.2: the stock after the deal
 
@@ -42,10 +42,6 @@ class Tuning:
 
 
 DEFAULT_TUNING = Tuning()
-
-
-def _card(suit: int, rank: int) -> Card:
-    return suit * 13 + rank - 2
 
 
 class Outlook:
@@ -95,11 +91,9 @@ class Outlook:
             have = sum(1 for c in hand if c >= FIRST_JOKER and c != card)
             need = sum(1 for c in unseen if c >= FIRST_JOKER)
         else:
-            base = card - r + 2  # the suit's 2
             have = 0
             need = 0
-            for s in range(4):
-                c = s * 13 + r - 2
+            for c in of_rank(r):
                 if c != card:
                     if c in hand:
                         have += 1
@@ -114,6 +108,7 @@ class Outlook:
         if card >= FIRST_JOKER:
             return min(0.9, chance)
         # Runs: each stretch of three ranks that holds this card.
+        s = SUIT[card]
         for low in (r - 2, r - 1, r):
             if low < 2 or low + 2 > 14:
                 continue
@@ -121,7 +116,7 @@ class Outlook:
             for rr in (low, low + 1, low + 2):
                 if rr == r:
                     continue
-                c = base + rr - 2
+                c = make_card(rr, s)
                 if c in hand:
                     h += 1
                 elif c in unseen:
@@ -129,9 +124,9 @@ class Outlook:
             if h + n == 2:
                 chance += 1.0 if h == 2 else (q if h == 1 else q * q)
         # A run on the table that ends two ranks away: one unseen card bridges it.
-        s = SUIT[card]
         for lo, hi in self.table.run_ends(s):
-            if (hi == r - 2 and base + r - 3 in unseen) or (lo == r + 2 and base + r - 1 in unseen):
+            gap = r - 1 if hi == r - 2 else r + 1 if lo == r + 2 else None
+            if gap is not None and make_card(gap, s) in unseen:
                 chance += q
         return min(0.9, chance)
 
@@ -157,21 +152,18 @@ class Outlook:
             return pts * self.tuning.danger_layoff
         r = RANK[card]
         known = self.opponent_known
-        if card >= FIRST_JOKER:
-            same = [c for c in range(FIRST_JOKER, 56) if c != card]
-        else:
-            same = [s * 13 + r - 2 for s in range(4) if s * 13 + r - 2 != card]
+        same = [c for c in of_rank(r) if c != card]
         k = sum(1 for c in same if c in known)
         tuning = self.tuning
         if k >= 2:
             return pts * tuning.danger_known
         danger = pts * tuning.danger_half if k == 1 else 0.0
         if card < FIRST_JOKER:
-            base = card - r + 2
+            s = SUIT[card]
             for low in (r - 2, r - 1, r):
                 if low < 2 or low + 2 > 14:
                     continue
-                others = [base + rr - 2 for rr in (low, low + 1, low + 2) if rr != r]
+                others = [make_card(rr, s) for rr in (low, low + 1, low + 2) if rr != r]
                 kk = sum(1 for c in others if c in known)
                 if kk == 2:
                     return pts * tuning.danger_known
@@ -191,13 +183,13 @@ class Outlook:
         if card >= FIRST_JOKER:
             n = sum(1 for c in unseen if c >= FIRST_JOKER)
             return n * (n - 1) // 2
-        n = sum(1 for s in range(4) if s * 13 + r - 2 in unseen)
+        n = sum(1 for c in of_rank(r) if c in unseen)
         pairs = n * (n - 1) // 2
-        base = card - r + 2
+        s = SUIT[card]
         for low in (r - 2, r - 1, r):
             if low < 2 or low + 2 > 14:
                 continue
-            if all(base + rr - 2 in unseen for rr in (low, low + 1, low + 2) if rr != r):
+            if all(make_card(rr, s) in unseen for rr in (low, low + 1, low + 2) if rr != r):
                 pairs += 1
         return pairs
 
@@ -211,13 +203,13 @@ class Outlook:
             return sum(1 for c in known if c >= FIRST_JOKER) >= 2
         if sum(1 for c in known if c < FIRST_JOKER and RANK[c] == r) >= 2:
             return True
-        base = card - r + 2
+        s = SUIT[card]
         for low in (r - 2, r - 1, r):
             if low < 2 or low + 2 > 14:
                 continue
-            if all(base + rr - 2 in known for rr in (low, low + 1, low + 2) if rr != r):
+            if all(make_card(rr, s) in known for rr in (low, low + 1, low + 2) if rr != r):
                 return True
         return False
 
 
-__all__ = ["DEFAULT_TUNING", "JOKER_RANK", "Outlook", "Tuning"]
+__all__ = ["DEFAULT_TUNING", "Outlook", "Tuning"]

@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..cards import FIRST_JOKER, POINTS, RANK, SUIT, Card
+from ..cards import FIRST_JOKER, JOKER_RANK, POINTS, RANK, SUIT, Card
 from ..game import new_melds
 from ..melds import Meld
 
-JOKER_RANK = 15
 NEW = -1  # the meld id of a meld planned this turn, not yet on the table
 GOING_OUT = 25  # R7.3
 NODE_CAP = 4000  # search nodes per plan: a huge hand falls back to the best found so far

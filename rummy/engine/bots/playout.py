@@ -18,11 +18,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..cards import FIRST_JOKER, POINTS, RANK, SUIT, Card
+from ..cards import ACE, FIRST_JOKER, JOKERS, POINTS, RANK, SUIT, Card, make_card, of_rank
 from ..game import Game, new_melds, takes_from_pile
 from ..melds import Meld
 from ..moves import DISCARDS, DrawStock, LayOff, Move, Pass, TakeDiscard
 from ..moves import Meld as MeldMove
+from ..seats import may_pass
 from .planning import meld_value
 
 _DRAW = DrawStock()
@@ -71,11 +72,11 @@ def draw_choice(
 ) -> Move:
     """The take (of the top ``depth`` cards) that lays down the most, if it beats the
     stock; else the draw (or the pass)."""
-    best: Move = _DRAW if stock_count else _PASS
+    best: Move = _PASS if may_pass(stock_count) else _DRAW
     scored = draw_choice_scores(hand, pile, melds, depth)
     if not scored:
         return best
-    best_score = _hand_score(list(hand)) + (DRAW_BONUS if stock_count else 0.0)
+    best_score = _hand_score(list(hand)) + (0.0 if may_pass(stock_count) else DRAW_BONUS)
     for score, take in scored:
         if score > best_score:
             best, best_score = take, score
@@ -150,10 +151,10 @@ def _neighbours(card: Card) -> tuple[Card, ...]:
     """The cards that may share a meld with ``card`` soon: the other cards of its rank
     (or the other Jokers), and the cards of its suit up to two ranks away."""
     if card >= FIRST_JOKER:
-        return tuple(c for c in range(FIRST_JOKER, 56) if c != card)
+        return tuple(c for c in JOKERS if c != card)
     r, s = RANK[card], SUIT[card]
-    same_rank = [k * 13 + r - 2 for k in range(4) if k != s]
-    near = [s * 13 + rr - 2 for rr in (r - 2, r - 1, r + 1, r + 2) if 2 <= rr <= 14]
+    same_rank = [c for c in of_rank(r) if c != card]
+    near = [make_card(rr, s) for rr in (r - 2, r - 1, r + 1, r + 2) if 2 <= rr <= ACE]
     return tuple(same_rank + near)
 
 
