@@ -20,8 +20,9 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from ..engine import Seating
 from .record import GameRecordWire, RecordPlayer
-from .wire import EventWire, MoveWire, Points, Seat, Seating, Team, ViewWire
+from .wire import EventWire, MoveWire, Points, Seat, Team, ViewWire
 from .wire import PlayedBy as PlayedBy  # where it was defined first: it stays importable here
 
 PROTOCOL_VERSION = 1

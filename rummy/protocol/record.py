@@ -19,14 +19,13 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from ..engine import ENGINE_VERSION, Event, Game, GameRecord, IllegalMove, Move, move_text
+from ..engine import ENGINE_VERSION, Event, Game, GameRecord, IllegalMove, Move, Seating, move_text
 from .wire import (
     DealResultWire,
     MoveWire,
     PlayedBy,
     Points,
     Seat,
-    Seating,
     Team,
     move_from_wire,
     move_to_wire,

@@ -31,6 +31,7 @@ from ..engine import (
     LayOff,
     Meld,
     Melded,
+    MeldKind,
     MeldMove,
     Move,
     NextDeal,
@@ -38,14 +39,13 @@ from ..engine import (
     PartnersDrawn,
     Pass,
     Passed,
+    Phase,
     PlayerView,
+    Seating,
     StockDrawn,
     TakeDiscard,
     TeamScore,
     WentOut,
-    meld_kind,
-    rank,
-    suit,
 )
 
 # --- scalar types: decoding checks the ranges ----------------------------------
@@ -57,8 +57,6 @@ Count = Annotated[int, Meta(ge=0, le=1000)]
 Points = Annotated[int, Meta(ge=-100_000, le=100_000)]
 Cards = Annotated[list[Card], Meta(max_length=56)]
 MeldId = Annotated[int, Meta(ge=0, le=1000)]
-Phase = Literal["draw", "meld", "deal_over", "game_over"]
-Seating = Literal["draw", "chosen"]
 # Who played a move for its seat when its player did not: the turn timer, or a bot
 # standing in for a player who is away.
 PlayedBy = Literal["timer", "stand_in"]
@@ -71,7 +69,7 @@ class MeldWire(msgspec.Struct, kw_only=True):
     """A meld on the table; ``owners[i]`` is the seat that laid ``cards[i]`` (R5.5)."""
 
     id: MeldId
-    kind: Literal["set", "run", "jokers"]
+    kind: MeldKind
     cards: Cards
     owners: Annotated[list[Seat], Meta(max_length=56)]
     laid_by: Seat
@@ -260,17 +258,17 @@ def _meld_to_wire(m: Meld) -> MeldWire:
 
 
 def _meld_from_wire(w: MeldWire) -> Meld:
-    kind = meld_kind(w.cards)
-    if kind != w.kind or len(w.owners) != len(w.cards):
+    try:
+        meld = Meld.new(w.id, w.cards, w.laid_by)  # checks the cards and fills in the rest
+    except ValueError:
+        raise ValueError(f"meld {w.id} is not a {w.kind}") from None
+    if meld.kind != w.kind or len(w.owners) != len(w.cards):
         raise ValueError(f"meld {w.id} is not a {w.kind}")
-    cards = list(w.cards)
-    if kind == "run":  # the engine's run fields, recomputed from the cards
-        low, high, s, r = rank(cards[0]), rank(cards[-1]), suit(cards[0]), 0
-        if low > high:
-            raise ValueError(f"run {w.id} is not in rank order")
-    else:
-        low, high, s, r = 0, 0, 0, rank(cards[0]) if kind == "set" else 0
-    return Meld(w.id, kind, cards, list(w.owners), w.laid_by, w.four_at_once, low, high, s, r)
+    if meld.cards != w.cards:  # Meld.new puts a run in rank order; owners are in the wire's
+        raise ValueError(f"run {w.id} is not in rank order")
+    meld.owners = list(w.owners)
+    meld.four_at_once = w.four_at_once  # the wire says how it was laid; Meld.new cannot know
+    return meld
 
 
 def partner_draw_to_wire(d: PartnerDraw) -> PartnerDrawWire:
