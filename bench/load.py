@@ -45,9 +45,10 @@ bounded: it stops when every table has played its games, after ``--duration``
 seconds, or when no move was made for ``--stall`` seconds.
 
 All clients share one process and one plain asyncio loop (no uvloop, so the
-figures hold for a stock Python): each is an ``asyncio.Protocol`` that cuts
-frames itself and decodes only the few fields it needs to see whose turn it is
-(``type``, ``id``, ``seat``, ``moves``, ``view.phase``, ``view.current``); the
+figures hold for a stock Python): each is an ``asyncio.Protocol`` whose frames the
+protocol's own ``FrameSplitter`` cuts, and which decodes only the few fields it needs
+to see whose turn it is (``type``, ``id``, ``seat``, ``moves``, ``view.phase``,
+``view.current``); the
 whole view is decoded only when it is this seat's turn.
 """
 
@@ -79,9 +80,11 @@ import msgspec
 
 from rummy.engine.bots import BOT_NAMES, Bot, make_bot
 from rummy.protocol import (
+    MAX_SERVER_FRAME,
     PROTOCOL_VERSION,
     AddBot,
     CreateTable,
+    FrameSplitter,
     GameUpdate,
     Hello,
     MoveRequest,
@@ -94,8 +97,6 @@ from rummy.protocol import (
     move_to_wire,
     view_from_wire,
 )
-
-HEADER = 4
 
 # --- decoding only what a seat needs to know -----------------------------------------
 
@@ -177,7 +178,7 @@ class Seat(asyncio.Protocol):
         self.bot = bot
         self.rng = rng
         self.transport: asyncio.Transport | None = None
-        self._buffer = bytearray()
+        self._frames = FrameSplitter(MAX_SERVER_FRAME)
         self._ids = itertools.count(1)
         # id -> (kind, time sent, future for setup requests)
         self._pending: dict[int, tuple[str, float, asyncio.Future[_Light] | None]] = {}
@@ -204,16 +205,11 @@ class Seat(asyncio.Protocol):
         self._pending.clear()
 
     def data_received(self, data: bytes) -> None:
-        buf = self._buffer
-        buf += data
-        pos, size = 0, len(buf)
-        while size - pos >= HEADER:
-            end = pos + HEADER + int.from_bytes(buf[pos : pos + HEADER], "big")
-            if end > size:
-                break
-            self._frame(bytes(buf[pos + HEADER : end]))
-            pos = end
-        del buf[:pos]
+        for payload in self._frames.feed(data):
+            self._frame(payload)
+        if self._frames.error is not None and self.transport is not None:  # out of step: give up
+            self.stats.refused[f"push:{self._frames.error.code}"] += 1
+            self.transport.close()
 
     # --- requests ------------------------------------------------------------------------
 

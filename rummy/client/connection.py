@@ -18,6 +18,7 @@ from typing import Any
 
 from textual.message import Message
 
+from rummy.net import server_messages
 from rummy.protocol import (
     PROTOCOL_VERSION,
     ClientMessage,
@@ -26,11 +27,9 @@ from rummy.protocol import (
     ProtocolError,
     ServerMessage,
     encode,
-    server_decoder,
 )
 from rummy.protocol import errors as codes
 
-READ_CHUNK = 64 * 1024
 FIRST_PAUSE = 0.5
 LONGEST_PAUSE = 10.0
 # Fatal errors after which trying again cannot help: say so and stop.
@@ -137,20 +136,18 @@ class Connection:
         for good (no point reconnecting), else None."""
         self._writer = writer
         self._pending.clear()
-        decoder = server_decoder()
         final: str | None = None
         try:
             self.request(Hello, version=PROTOCOL_VERSION, name=self.name, token=self.token(), lobby=True)
             self.connected = True
             self.post(ConnectionChanged(""))
-            while final is None:
-                data = await reader.read(READ_CHUNK)
-                if not data:
-                    break
-                for item in decoder.feed(data):
+            async for items in server_messages(reader):
+                for item in items:
                     final = self._deliver(item)
                     if final is not None:
                         break
+                if final is not None:
+                    break
         except (OSError, ConnectionError):
             pass
         finally:

@@ -4,5 +4,6 @@
 """
 
 from .client import Client
+from .reader import READ_CHUNK, server_messages
 
-__all__ = ["Client"]
+__all__ = ["READ_CHUNK", "Client", "server_messages"]

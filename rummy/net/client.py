@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import Move, PlayerView
-from ..protocol.codec import encode, server_decoder
+from ..protocol.codec import encode
 from ..protocol.errors import ProtocolError
 from ..protocol.messages import (
     ChatLine,
@@ -38,6 +38,7 @@ from ..protocol.messages import (
     TallyLine,
 )
 from ..protocol.wire import move_to_wire, view_from_wire
+from .reader import server_messages
 
 
 class Client:
@@ -109,15 +110,9 @@ class Client:
                 await self._changed.wait()
 
     async def _read(self) -> None:
-        decoder = server_decoder()
         try:
-            while True:
-                data = await self._reader.read(65536)
-                if not data:
-                    break
-                if self.keep_frames:
-                    self._keep(data)
-                for item in decoder.feed(data):
+            async for items in server_messages(self._reader, self.frames if self.keep_frames else None):
+                for item in items:
                     self.received.append(item)
                     if not isinstance(item, ProtocolError):
                         self._take(item)
@@ -130,18 +125,6 @@ class Client:
                 if not answer.done():
                     answer.set_exception(ConnectionError("the server closed the connection"))
             self._changed.set()
-
-    _partial = b""
-
-    def _keep(self, data: bytes) -> None:
-        buf = self._partial + data
-        while len(buf) >= 4:
-            end = 4 + int.from_bytes(buf[:4], "big")
-            if len(buf) < end:
-                break
-            self.frames.append(buf[:end])
-            buf = buf[end:]
-        self._partial = buf
 
     def _take(self, m: ServerMessage) -> None:
         rid = getattr(m, "id", None)

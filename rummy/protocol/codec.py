@@ -97,60 +97,96 @@ def _tags(union: Any) -> frozenset[str]:
     return frozenset(t.__struct_config__.tag for t in union.__args__)
 
 
-class FrameDecoder(Generic[M]):
-    """Incremental decoder: ``feed(data)`` returns the messages (of ``message_type``)
-    and ``ProtocolError``s completed by ``data``.
+class FrameSplitter:
+    """Cuts a byte stream into frames: ``feed(data)`` returns the payloads (the bytes
+    after each length prefix) completed by ``data``, in order.
 
     A frame announcing more than ``max_frame`` bytes is refused as soon as its
     header arrives, before any of it is buffered; as the stream cannot be trusted
-    after that, the error is fatal and the decoder then ignores all input.
+    after that, ``error`` then holds the (fatal) error and all input is ignored.
     """
 
-    def __init__(self, message_type: Any, max_frame: int) -> None:
-        self._decoder: msgspec.msgpack.Decoder[M] = msgspec.msgpack.Decoder(message_type)
-        self._tags = _tags(message_type)
+    def __init__(self, max_frame: int) -> None:
         self._max = max_frame
         self._buffer = bytearray()
-        self.closed = False
+        self.error: ProtocolError | None = None
+
+    @property
+    def closed(self) -> bool:
+        return self.error is not None
 
     @property
     def buffered(self) -> int:
         """Bytes received but not yet part of a whole frame."""
         return len(self._buffer)
 
-    def feed(self, data: bytes) -> list[M | ProtocolError]:
-        if self.closed:
+    def feed(self, data: bytes) -> list[bytes]:
+        if self.error is not None:
             return []
         buf = self._buffer
         buf += data
-        out: list[M | ProtocolError] = []
+        out: list[bytes] = []
         pos = 0
         while len(buf) - pos >= HEADER:
             size = int.from_bytes(buf[pos : pos + HEADER], "big")
             if size > self._max:
-                self.closed = True
                 buf.clear()
-                out.append(
-                    ProtocolError(
-                        FRAME_TOO_LARGE,
-                        f"A frame may hold at most {self._max} bytes, not {size}.",
-                        fatal=True,
-                    )
+                self.error = ProtocolError(
+                    FRAME_TOO_LARGE, f"A frame may hold at most {self._max} bytes, not {size}.", fatal=True
                 )
                 return out
             end = pos + HEADER + size
             if len(buf) < end:
                 break
-            payload = bytes(buf[pos + HEADER : end])
+            out.append(bytes(buf[pos + HEADER : end]))
             pos = end
-            try:
-                out.append(self._decoder.decode(payload))
-            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as e:
-                # RecursionError: msgspec recurses into nested arrays and maps (also to
-                # skip unknown fields) and gives up at Python's recursion limit.
-                out.append(classify(payload, self._tags, e))
         del buf[:pos]
         return out
+
+
+class FrameDecoder(Generic[M]):
+    """Incremental decoder: ``feed(data)`` returns the messages (of ``message_type``)
+    and ``ProtocolError``s completed by ``data``.
+
+    Its ``frames`` (a ``FrameSplitter``) cut the stream; a frame that is too large
+    ends it with a fatal error, reported once, after the messages before it.
+    """
+
+    def __init__(self, message_type: Any, max_frame: int) -> None:
+        self._decoder: msgspec.msgpack.Decoder[M] = msgspec.msgpack.Decoder(message_type)
+        self._tags = _tags(message_type)
+        self.frames = FrameSplitter(max_frame)
+        self._told = False
+
+    @property
+    def closed(self) -> bool:
+        return self.frames.closed
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received but not yet part of a whole frame."""
+        return self.frames.buffered
+
+    def feed(self, data: bytes) -> list[M | ProtocolError]:
+        return self.decode_frames(self.frames.feed(data))
+
+    def decode_frames(self, payloads: list[bytes]) -> list[M | ProtocolError]:
+        """The messages in ``payloads`` (cut by ``frames``), then the splitter's error if
+        it has just stopped."""
+        out = [self.decode(payload) for payload in payloads]
+        if self.frames.error is not None and not self._told:
+            self._told = True
+            out.append(self.frames.error)
+        return out
+
+    def decode(self, payload: bytes) -> M | ProtocolError:
+        """One frame's payload as a message, or the error a bad one is answered with."""
+        try:
+            return self._decoder.decode(payload)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as e:
+            # RecursionError: msgspec recurses into nested arrays and maps (also to
+            # skip unknown fields) and gives up at Python's recursion limit.
+            return classify(payload, self._tags, e)
 
 
 def client_decoder() -> FrameDecoder[ClientMessage]:
