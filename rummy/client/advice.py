@@ -17,8 +17,8 @@ from rummy.engine import (
     Discard,
     DrawStock,
     LayOff,
-    MeldMove,
     Move,
+    NewMeld,
     NextDeal,
     Pass,
     PlayerView,
@@ -52,7 +52,7 @@ def hints(view: PlayerView) -> Hints:
                 hand.update(c for c in cards if c in held)
                 if meld_id is not None:
                     melds.add(meld_id)
-            case MeldMove(cards):
+            case NewMeld(cards):
                 hand.update(cards)
             case LayOff(meld_id, card):
                 hand.add(card)
@@ -78,8 +78,8 @@ def lay_off_options(view: PlayerView, card: Card) -> list[LayOff]:
 
 def legal(view: PlayerView, move: Move) -> bool:
     """Whether ``move`` is among the legal moves (meld cards in any order)."""
-    if isinstance(move, MeldMove):
-        move = MeldMove(tuple(sorted(move.cards)))
+    if isinstance(move, NewMeld):
+        move = NewMeld(tuple(sorted(move.cards)))
     return move in view.legal_moves()
 
 
@@ -87,7 +87,7 @@ def goes_out(view: PlayerView, move: Move) -> bool:
     """Whether ``move`` would empty the hand while melding, ending the deal (R4.4)."""
     held = len(view.hand or ())
     match move:
-        case MeldMove(cards):
+        case NewMeld(cards):
             return held == len(cards)
         case LayOff():
             return held == 1
@@ -112,7 +112,7 @@ def move_words(move: Move, view: PlayerView, seats: Seats, ascii: bool = False) 
             return Content.assemble(
                 "Lay off ", text.card(card, ascii), " on ", meld_name(melds[meld_id], seats)
             )
-        case MeldMove(cards):
+        case NewMeld(cards):
             return Content.assemble("Meld ", text.cards(cards, ascii))
         case Discard(card):
             return Content.assemble("Discard ", text.card(card, ascii))
@@ -153,7 +153,7 @@ def prompt(view: PlayerView | None, seats: Seats, chosen: Sequence[Card], ascii:
     # The meld part of the turn: say what the chosen cards can do.
     cards = list(chosen)
     advice = "m melds the selected cards, l lays one off, d discards (ends the turn)."
-    if len(cards) >= 3 and legal(view, MeldMove(tuple(cards))):
+    if len(cards) >= 3 and legal(view, NewMeld(tuple(cards))):
         return Content.assemble("Meld ready: ", text.cards(cards, ascii), ". Press m (or l, d).")
     if len(cards) == 1:
         fits = lay_off_options(view, cards[0])

@@ -56,6 +56,7 @@ from .moves import (
     DrawStock,
     LayOff,
     Move,
+    NewMeld,
     NextDeal,
     Pass,
     TakeDiscard,
@@ -65,7 +66,6 @@ from .moves import (
     move_to_data,
     parse_move,
 )
-from .moves import Meld as MeldMove
 from .partners import PartnerDraw, Seating, draw_for_partners
 from .scoring import DealResult, TeamScore, score_deal, winner_of
 from .seats import SEATS, TEAMS, may_pass, next_seat, opponents_of, partner_of, team_of, team_seats
@@ -97,9 +97,9 @@ __all__ = [
     "LayOff",
     "Meld",
     "MeldKind",
-    "MeldMove",
     "Melded",
     "Move",
+    "NewMeld",
     "NextDeal",
     "PartnerDraw",
     "PartnersDrawn",

@@ -25,6 +25,7 @@ from .moves import (
     DrawStock,
     LayOff,
     Move,
+    NewMeld,
     NextDeal,
     Pass,
     TakeDiscard,
@@ -32,7 +33,6 @@ from .moves import (
     move_from_data,
     move_to_data,
 )
-from .moves import Meld as MeldMove
 from .partners import PartnerDraw, Seating, draw_for_partners
 from .scoring import DealResult, score_deal, totals, winner
 from .seats import may_pass, next_seat
@@ -298,7 +298,7 @@ def legal_moves_in(
         return moves
     if phase == "meld":
         found = new_melds(hand)  # most hands hold none
-        moves = [MeldMove(cards) for cards in found] if found else []
+        moves = [NewMeld(cards) for cards in found] if found else []
         if melds:
             held = set(hand)
             for meld in melds:
@@ -598,7 +598,7 @@ class Game:
         a meld or a take are recorded sorted, as ``legal_moves`` lists them."""
         if type(move) is DrawStock or (isinstance(move, Discard | LayOff) and move.card < FIRST_JOKER):
             return move  # the commonest moves name no Joker
-        if isinstance(move, TakeDiscard | MeldMove) and max(move.cards, default=0) < FIRST_JOKER:
+        if isinstance(move, TakeDiscard | NewMeld) and max(move.cards, default=0) < FIRST_JOKER:
             ordered = tuple(sorted(move.cards))  # no Joker to choose: only the order
             return move if ordered == move.cards else replace(move, cards=ordered)
         hand = self.hands[self.current]
@@ -606,7 +606,7 @@ class Game:
             case Discard(card) | LayOff(card=card) if card >= FIRST_JOKER:
                 (held,) = same_jokers((card,), hand)
                 return move if held == card else replace(move, card=held)
-            case MeldMove(cards):
+            case NewMeld(cards):
                 used = same_jokers(cards, hand)
                 return move if used == tuple(sorted(cards)) else replace(move, cards=tuple(sorted(used)))
             case TakeDiscard(index, cards) if 0 <= index < len(self.discard_pile):
@@ -704,7 +704,7 @@ class Game:
         self.went_out = seat
         return [ev.WentOut(seat), *self._end_deal("out")]
 
-    def _meld(self, move: MeldMove) -> list[ev.Event]:
+    def _meld(self, move: NewMeld) -> list[ev.Event]:
         if self.phase != "meld":
             self._need_phase("meld", "meld")
         hand = self.hands[self.current]
@@ -772,7 +772,7 @@ class Game:
 _STEPS: dict[type, Callable[[Game, Any], list[ev.Event]]] = {
     DrawStock: Game._draw_stock,
     TakeDiscard: Game._take_discard,
-    MeldMove: Game._meld,
+    NewMeld: Game._meld,
     LayOff: Game._lay_off,
     Discard: Game._discard,
     Pass: Game._pass,

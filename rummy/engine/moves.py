@@ -36,7 +36,7 @@ class TakeDiscard:
 
 
 @dataclass(frozen=True, slots=True)
-class Meld:
+class NewMeld:
     """R4.2: lay down a new meld from the hand."""
 
     cards: tuple[Card, ...]
@@ -67,7 +67,7 @@ class NextDeal:
     """Start the second deal once everyone has seen the end of the first (R3.1)."""
 
 
-Move = DrawStock | TakeDiscard | Meld | LayOff | Discard | Pass | NextDeal
+Move = DrawStock | TakeDiscard | NewMeld | LayOff | Discard | Pass | NextDeal
 
 _DRAW = DrawStock()
 _PASS = Pass()
@@ -86,7 +86,7 @@ def move_to_data(move: Move) -> dict[str, Any]:
             return {"type": "draw_stock"}
         case TakeDiscard(index, cards, meld_id):
             return {"type": "take_discard", "index": index, "cards": list(cards), "meld_id": meld_id}
-        case Meld(cards):
+        case NewMeld(cards):
             return {"type": "meld", "cards": list(cards)}
         case LayOff(meld_id, card):
             return {"type": "lay_off", "meld_id": meld_id, "card": card}
@@ -148,7 +148,7 @@ def check_move(move: object) -> None:
         case LayOff():
             _int(move.meld_id, "meld id")
             _card(move.card)
-        case Meld():
+        case NewMeld():
             _cards(move.cards, len(PACK), (tuple,))
         case Discard():
             _card(move.card)
@@ -177,7 +177,7 @@ def move_from_data(data: Any) -> Move:
         if kind in ("meld", "take_discard"):
             cards = _cards(data["cards"], _MAX_DATA_CARDS)
             if kind == "meld":
-                return Meld(cards)
+                return NewMeld(cards)
             meld_id = data.get("meld_id")
             return TakeDiscard(
                 _int(data["index"], "index"),
@@ -200,7 +200,7 @@ def move_text(move: Move) -> str:
             if meld_id is None:
                 return f"take {index} meld {cards_part}"
             return f"take {index} layoff {meld_id} {cards_part}"
-        case Meld(cards):
+        case NewMeld(cards):
             return "meld " + " ".join(map(card_id_text, cards))
         case LayOff(meld_id, card):
             return f"layoff {meld_id} {card_id_text(card)}"
@@ -228,7 +228,7 @@ def parse_move(text: str) -> Move:
     if head == "discard" and len(rest) == 1:
         return Discard(parse_card(rest[0]))
     if head == "meld" and rest:
-        return Meld(tuple(parse_cards(" ".join(rest))))
+        return NewMeld(tuple(parse_cards(" ".join(rest))))
     if head == "layoff" and len(rest) == 2:
         return LayOff(int(rest[0]), parse_card(rest[1]))
     if head == "take" and len(rest) >= 3:

@@ -16,8 +16,7 @@ from typing import Literal
 from .cards import PACK, Card, parse_card, parse_cards
 from .game import Game, Phase
 from .melds import Meld
-from .moves import Meld as MeldMove
-from .moves import TakeDiscard
+from .moves import NewMeld, TakeDiscard
 from .seats import next_seat
 
 CardsSpec = str | Sequence[Card]
@@ -40,9 +39,9 @@ def take(index: int, spec: CardsSpec, meld_id: int | None = None) -> TakeDiscard
     return TakeDiscard(index, tuple(sorted(cards(spec))), meld_id)
 
 
-def meld(spec: CardsSpec) -> MeldMove:
+def meld(spec: CardsSpec) -> NewMeld:
     """A new meld from the hand, its cards sorted as ``legal_moves`` lists them."""
-    return MeldMove(tuple(sorted(cards(spec))))
+    return NewMeld(tuple(sorted(cards(spec))))
 
 
 def position(

@@ -32,8 +32,8 @@ from ..engine import (
     Meld,
     Melded,
     MeldKind,
-    MeldMove,
     Move,
+    NewMeld,
     NextDeal,
     PartnerDraw,
     PartnersDrawn,
@@ -219,7 +219,7 @@ class TakeDiscardWire(_MoveWire, tag="take_discard"):
     meld_id: MeldId | None = None
 
 
-class MeldMoveWire(_MoveWire, tag="meld"):
+class NewMeldWire(_MoveWire, tag="meld"):
     cards: Annotated[list[Card], Meta(max_length=14)]
 
 
@@ -240,7 +240,7 @@ class NextDealWire(_MoveWire, tag="next_deal"):
     pass
 
 
-MoveWire = DrawStockWire | TakeDiscardWire | MeldMoveWire | LayOffWire | DiscardWire | PassWire | NextDealWire
+MoveWire = DrawStockWire | TakeDiscardWire | NewMeldWire | LayOffWire | DiscardWire | PassWire | NextDealWire
 
 
 # --- conversions ----------------------------------------------------------------
@@ -424,8 +424,8 @@ def move_to_wire(m: Move) -> MoveWire:
             return _DRAW_W
         case TakeDiscard(index, cards, meld_id):
             return TakeDiscardWire(index=index, cards=list(cards), meld_id=meld_id)
-        case MeldMove(cards):
-            return MeldMoveWire(cards=list(cards))
+        case NewMeld(cards):
+            return NewMeldWire(cards=list(cards))
         case LayOff(meld_id, card):
             return LayOffWire(meld_id=meld_id, card=card)
         case Discard(card):
@@ -443,8 +443,8 @@ def move_from_wire(w: MoveWire) -> Move:
             return DrawStock()
         case TakeDiscardWire():
             return TakeDiscard(w.index, tuple(w.cards), w.meld_id)
-        case MeldMoveWire():
-            return MeldMove(tuple(w.cards))
+        case NewMeldWire():
+            return NewMeld(tuple(w.cards))
         case LayOffWire():
             return LayOff(w.meld_id, w.card)
         case DiscardWire():

@@ -24,7 +24,7 @@ from rummy.engine import (
     DrawStock,
     Game,
     LayOff,
-    MeldMove,
+    NewMeld,
     Pass,
     TakeDiscard,
     TeamScore,
@@ -107,7 +107,7 @@ async def test_select_with_number_keys_then_meld() -> None:
         await pick(pilot, app, "7h", "8h", "9h")
         assert "Meld ready: 7♥ 8♥ 9♥" in screen_text(app)
         await pilot.press("m")
-        assert app.sent == [MeldMove(tuple(cards("7h 8h 9h")))]
+        assert app.sent == [NewMeld(tuple(cards("7h 8h 9h")))]
         assert "You melded 7♥ 8♥ 9♥ (meld 1)." in log_text(app)
         assert " 1 │ 7♥│ 8♥│ 9♥│" in screen_text(app)  # in the N–S column, as small faces
 
@@ -295,7 +295,7 @@ async def test_going_out_asks_first() -> None:
         assert app.sent == []
         await pilot.press("m", "y")
         await pilot.pause()
-        assert app.sent == [MeldMove(tuple(cards("7h 8h 9h")))]
+        assert app.sent == [NewMeld(tuple(cards("7h 8h 9h")))]
         assert isinstance(app.screen, DealEndScreen)
 
 
@@ -455,7 +455,7 @@ async def test_what_the_last_player_did_stays_marked_until_another_moves() -> No
     game = position(["2h 3h", "7c 8c 9c Kh 2s", "Js", "Qd"], discard="Kd", current=1, phase="meld")
     app = TableHarness(game, seat=0, bots=False)
     async with app.run_test() as pilot:
-        events = app.game.apply(MeldMove(tuple(cards("7c 8c 9c"))))
+        events = app.game.apply(NewMeld(tuple(cards("7c 8c 9c"))))
         events += app.game.apply(Discard(c("Kh")))
         app.show(events)
         await pilot.pause()

@@ -18,8 +18,8 @@ from rummy.engine import (
     Game,
     LayOff,
     Meld,
-    MeldMove,
     Move,
+    NewMeld,
     NextDeal,
     Phase,
     PlayerView,
@@ -230,7 +230,7 @@ def test_heuristic_lays_four_of_a_kind_at_once_R7_4() -> None:
     """R7.4: four Jacks laid down at once score double, so the bot lays all four
     together rather than three and a lay-off."""
     game = position(["Jc Jd Jh Js 3c 8d", "", "", ""], phase="meld")
-    assert _choose(game) == MeldMove(tuple(parse_cards("Jc Jd Jh Js")))
+    assert _choose(game) == NewMeld(tuple(parse_cards("Jc Jd Jh Js")))
 
 
 def test_heuristic_goes_out_when_it_can_R4_4() -> None:
@@ -308,7 +308,7 @@ def test_heuristic_next_deal() -> None:
 def test_heuristic_holds_three_of_a_kind_early_for_four_at_once_R7_4() -> None:
     """R7.4: early in the deal, with the fourth King unseen, the bot keeps three
     Kings in hand (four at once would score double); late in the deal it lays them down."""
-    kings = MeldMove(tuple(parse_cards("Kc Kd Kh")))
+    kings = NewMeld(tuple(parse_cards("Kc Kd Kh")))
     mine = parse_cards("Kc Kd Kh 3c 5d 8s 9h 2s")
     others = [c for c in PACK if c not in mine and c != parse_cards("Ks")[0]]
     hands = [mine, others[:7], others[7:14], others[14:21]]  # seven cards each

@@ -15,7 +15,7 @@ from rummy.engine import (
     DrawStock,
     Game,
     LayOff,
-    MeldMove,
+    NewMeld,
     PlayerView,
     TakeDiscard,
     parse_cards,
@@ -165,10 +165,10 @@ def test_turn_plans_are_legal_sequences_R4_2_R4_3() -> None:
         trial = game.clone()
         for move in plan[:-1]:
             assert move in trial.legal_moves()
-            assert isinstance(move, MeldMove | LayOff)
+            assert isinstance(move, NewMeld | LayOff)
             trial.apply(move)
         assert isinstance(plan[-1], Discard) and plan[-1] in trial.legal_moves()
-        held_kings |= not any(isinstance(m, MeldMove) and parse_cards("Kc")[0] in m.cards for m in plan)
+        held_kings |= not any(isinstance(m, NewMeld) and parse_cards("Kc")[0] in m.cards for m in plan)
     assert held_kings
 
 

@@ -20,8 +20,8 @@ from rummy.engine import (
     IllegalMove,
     LayOff,
     Melded,
-    MeldMove,
     Move,
+    NewMeld,
     NextDeal,
     Pass,
     TakeDiscard,
@@ -262,7 +262,7 @@ def test_replaying_an_illegal_record_raises() -> None:
 
 def test_cards_of_examples_are_sorted_as_legal_moves_list_them() -> None:
     assert take(3, "9h 7h 8h").cards == tuple(cards("7h 8h 9h"))
-    assert MeldMove(tuple(cards("7h 8h 9h"))) == meld("9h 8h 7h")
+    assert NewMeld(tuple(cards("7h 8h 9h"))) == meld("9h 8h 7h")
     assert TakeDiscard(0, (1, 2, 3)).meld_id is None
 
 
@@ -278,7 +278,7 @@ def test_wrong_kinds_of_argument_get_clear_errors() -> None:
     with pytest.raises(TypeError, match="Game"):
         view_for("a game", 0)  # type: ignore[arg-type]
     with pytest.raises(IllegalMove, match="must be a tuple, not a list"):
-        game.apply(MeldMove([c("7c"), c("7d"), c("7h")]))  # type: ignore[arg-type]
+        game.apply(NewMeld([c("7c"), c("7d"), c("7h")]))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="seat"):
         game.apply(Discard(c("2c")), seat=False)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="seed"):

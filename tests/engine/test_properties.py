@@ -42,8 +42,8 @@ from rummy.engine import (
     LayOff,
     Meld,
     Melded,
-    MeldMove,
     Move,
+    NewMeld,
     NextDeal,
     Pass,
     Passed,
@@ -86,9 +86,9 @@ def _weighted(weights: dict[type, float]) -> Policy:
 POLICIES: dict[str, Policy] = {
     "uniform": lambda moves, rng: rng.choice(moves),
     # melds, lays off and digs into the pile: deals often end by going out
-    "melder": _weighted({MeldMove: 30.0, LayOff: 30.0, TakeDiscard: 5.0, Discard: 1.0, Pass: 0.2}),
+    "melder": _weighted({NewMeld: 30.0, LayOff: 30.0, TakeDiscard: 5.0, Discard: 1.0, Pass: 0.2}),
     # keeps its cards and never passes while it can take: long deals, empty stocks
-    "hoarder": _weighted({MeldMove: 0.01, LayOff: 0.01, TakeDiscard: 0.5, DrawStock: 50.0, Pass: 0.01}),
+    "hoarder": _weighted({NewMeld: 0.01, LayOff: 0.01, TakeDiscard: 0.5, DrawStock: 50.0, Pass: 0.01}),
 }
 
 
@@ -133,7 +133,7 @@ def as_tuple(move: Move, game: Game) -> tuple[object, ...]:
             return ("next",)
         case TakeDiscard(i, cards, meld_id):
             return ("take", i, cards, None if meld_id is None else index[meld_id])
-        case MeldMove(cards):
+        case NewMeld(cards):
             return ("meld", cards)
         case LayOff(meld_id, card):
             return ("layoff", index[meld_id], card)
@@ -335,7 +335,7 @@ def well_formed(move: Any) -> bool:
             return card(c)
         case LayOff(m, c):
             return type(m) is int and card(c)
-        case MeldMove(cs):
+        case NewMeld(cs):
             return cards(cs)
         case TakeDiscard(i, cs, m):
             return type(i) is int and cards(cs) and (m is None or type(m) is int)
@@ -349,8 +349,8 @@ def normalized(move: Move) -> Move:
     def blind(cards: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(sorted(min(c, 52) for c in cards))
 
-    if isinstance(move, MeldMove):
-        return MeldMove(blind(move.cards))
+    if isinstance(move, NewMeld):
+        return NewMeld(blind(move.cards))
     if isinstance(move, TakeDiscard):
         return TakeDiscard(move.index, blind(move.cards), move.meld_id)
     if isinstance(move, Discard):
@@ -376,7 +376,7 @@ def candidates(game: Game) -> st.SearchStrategy[Any]:
         st.sampled_from([DrawStock(), Pass(), NextDeal(), None, "draw", 42, ("discard", 3), {"type": "x"}]),
         st.builds(Discard, card),
         st.builds(LayOff, meld_id, card),
-        st.builds(MeldMove, st.one_of(some_cards, st.lists(card, max_size=4).map(tuple), garbage)),
+        st.builds(NewMeld, st.one_of(some_cards, st.lists(card, max_size=4).map(tuple), garbage)),
         st.builds(TakeDiscard, index, st.one_of(some_cards, garbage), st.one_of(st.none(), meld_id)),
     ]
     if legal:
@@ -395,8 +395,8 @@ def every_single_card_move(game: Game) -> list[Move]:
 
 
 def _perturb(move: Move, extra: tuple[int, ...]) -> Move:
-    if isinstance(move, MeldMove):
-        return MeldMove(move.cards[1:] + extra[:1])
+    if isinstance(move, NewMeld):
+        return NewMeld(move.cards[1:] + extra[:1])
     if isinstance(move, TakeDiscard):
         if len(extra) % 2:
             return TakeDiscard(move.index, move.cards + extra[:1], move.meld_id)

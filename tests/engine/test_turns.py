@@ -18,8 +18,8 @@ from rummy.engine import (
     LaidOff,
     LayOff,
     Melded,
-    MeldMove,
     Move,
+    NewMeld,
     StockDrawn,
     TakeDiscard,
     WentOut,
@@ -228,7 +228,7 @@ def test_legal_moves_list_every_meld_and_lay_off_R4_2() -> None:
     hand = cards("5c 5d 5h 5s 6s 7s 8s Jk Jk2 Jk3 Ah")
     game = position([hand, "", "", ""], phase="meld", melds=[("Kh Qh Jh", 1), ("9s 10s Js", 2)])
     moves = game.legal_moves()
-    melds = {m.cards for m in moves if isinstance(m, MeldMove)}
+    melds = {m.cards for m in moves if isinstance(m, NewMeld)}
     assert melds == melds_within(hand)
     lay_offs = {(m.meld_id, m.card) for m in moves if isinstance(m, LayOff)}
     assert lay_offs == {(0, c("Ah")), (1, c("8s"))}

@@ -38,8 +38,8 @@ from rummy.engine import (
     DrawStock,
     Event,
     LayOff,
-    MeldMove,
     Move,
+    NewMeld,
     Pass,
     PlayerView,
     card_text,
@@ -425,7 +425,7 @@ class TableScreen(Screen[None]):
 
     @work(exclusive=True, group="choose")
     async def _meld(self, cards: tuple[Card, ...]) -> None:
-        await self._play_checked(MeldMove(cards))
+        await self._play_checked(NewMeld(cards))
 
     def action_lay_off(self) -> None:
         cards = self._hand_cards()

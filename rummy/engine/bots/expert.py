@@ -34,8 +34,7 @@ from dataclasses import dataclass, field
 
 from ..cards import PACK, RANK, Card, of_rank
 from ..game import DEALS, Game
-from ..moves import DISCARDS, Discard, DrawStock, Move, NextDeal, Pass
-from ..moves import Meld as MeldMove
+from ..moves import DISCARDS, Discard, DrawStock, Move, NewMeld, NextDeal, Pass
 from ..scoring import score_deal, totals
 from ..seats import team_of
 from ..views import PlayerView, world_from_view
@@ -147,7 +146,7 @@ def turn_plans(game: Game) -> list[Action]:
     for meld in game.melds:
         seen_now.update(meld.cards)
     for move in full:
-        if isinstance(move, MeldMove) and len(move.cards) == 3 and RANK[move.cards[0]] == RANK[move.cards[1]]:
+        if isinstance(move, NewMeld) and len(move.cards) == 3 and RANK[move.cards[0]] == RANK[move.cards[1]]:
             r = RANK[move.cards[0]]
             fourth = [c for c in of_rank(r) if c not in move.cards]
             if fourth and fourth[0] not in seen_now and fourth[0] not in hand:

@@ -18,8 +18,7 @@ from __future__ import annotations
 import random
 
 from ..cards import POINTS, RANK, Card
-from ..moves import Discard, DrawStock, LayOff, Move, NextDeal, Pass, TakeDiscard
-from ..moves import Meld as MeldMove
+from ..moves import Discard, DrawStock, LayOff, Move, NewMeld, NextDeal, Pass, TakeDiscard
 from ..seats import opponents_of, partner_of
 from ..views import PlayerView
 from .base import legal_or_raise
@@ -147,7 +146,7 @@ class HeuristicBot:
         if melds:
             # Four of a kind first (R7.4), then the rest, all in this turn.
             meld = max(melds, key=meld_value)
-            move: Move = MeldMove(meld)
+            move: Move = NewMeld(meld)
             if move in legal:
                 return move
         for card, meld_id in plan.layoffs:

@@ -21,8 +21,7 @@ from collections.abc import Sequence
 from ..cards import ACE, FIRST_JOKER, JOKERS, POINTS, RANK, SUIT, Card, make_card, of_rank
 from ..game import Game, new_melds, takes_from_pile
 from ..melds import Meld
-from ..moves import DISCARDS, DrawStock, LayOff, Move, Pass, TakeDiscard
-from ..moves import Meld as MeldMove
+from ..moves import DISCARDS, DrawStock, LayOff, Move, NewMeld, Pass, TakeDiscard
 from ..seats import may_pass
 from .planning import meld_value
 
@@ -119,7 +118,7 @@ def meld_choice(hand: Sequence[Card], melds: Sequence[Meld]) -> Move | None:
     """The richest new meld (four of a kind counts twice, R7.4), else a lay-off, else None."""
     candidates = new_melds(hand)
     if candidates:
-        return MeldMove(max(candidates, key=meld_value))
+        return NewMeld(max(candidates, key=meld_value))
     for meld in melds:
         wanted = meld.takes()
         for card in hand:
