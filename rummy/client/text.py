@@ -22,7 +22,7 @@ TEAM_NAMES_ASCII = ("N-S", "E-W")
 
 
 def clean(text: str, limit: int = 200) -> str:
-    """``text`` as it may be shown: the protocol's sanitiser (escape sequences, control
+    """``text`` as it may be shown: the protocol's sanitizer (escape sequences, control
     and format characters removed, one line, at most ``limit`` characters). The
     server applies it already; the client applies it again so as not to depend on it."""
     return sanitize(text, limit)

@@ -1,5 +1,5 @@
 """The wire protocol, sans-I/O (docs/PROTOCOL.md): typed messages, the frame codec,
-error codes, the wire forms of views/events/moves, and the text sanitiser.
+error codes, the wire forms of views/events/moves, and the text sanitizer.
 
 Bytes in -> messages out (``FrameDecoder.feed``), messages in -> bytes out
 (``encode``). Nothing here touches a socket.

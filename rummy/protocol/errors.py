@@ -25,7 +25,7 @@ RATE_LIMITED = "rate-limited"  # too many requests: this one was dropped
 FLOOD = "flood"  # fatal: kept flooding
 TOO_MANY_CONNECTIONS = "too-many-connections"  # fatal: the server or this address is full
 SHUTTING_DOWN = "shutting-down"  # fatal: the server stops
-BAD_NAME = "bad-name"  # nothing left of the name after sanitising
+BAD_NAME = "bad-name"  # nothing left of the name after sanitizing
 INTERNAL = "internal"  # a bug on the server; nothing changed
 
 # The lobby and tables

@@ -32,7 +32,7 @@ RequestId = Annotated[int, Meta(ge=0, le=2**53)]
 TableId = Annotated[int, Meta(ge=1, le=2**53)]
 GameId = Annotated[int, Meta(ge=1, le=2**53)]
 Chair = Annotated[int, Meta(ge=0, le=3)]
-# Hard caps on what a request may carry; the server then sanitises and trims
+# Hard caps on what a request may carry; the server then sanitizes and trims
 # (``rummy.protocol.sanitize``) to the shorter display limits.
 Name = Annotated[str, Meta(max_length=200)]
 Text = Annotated[str, Meta(max_length=2000)]
@@ -229,7 +229,7 @@ class _Push(msgspec.Struct, tag_field="type", kw_only=True):
 
 
 class Welcome(_Push, tag="welcome"):
-    """Answer to ``hello``. ``name`` is the name as the server keeps it (sanitised).
+    """Answer to ``hello``. ``name`` is the name as the server keeps it (sanitized).
     ``table_id``/``chair``: the seat the hello's token reclaimed, if any;
     ``token_refused``: the hello carried a token that no chair has (its table closed,
     or it was never valid), so the session starts in the lobby as without one."""

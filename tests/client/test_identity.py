@@ -1,4 +1,4 @@
-"""Who is who (issue: a seat never goes to the wrong player). Several players run
+"""Who is who: a seat never goes to the wrong player. Several players run
 ``rummy-client`` from one state directory, as four players under one login do: each
 client offers only its own player's seat token, two clients of one player never
 offer the same token, and a client whose chair is taken over says so and is back in

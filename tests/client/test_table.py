@@ -201,7 +201,7 @@ async def test_take_from_the_pile_offers_each_use_of_the_target_card() -> None:
 async def test_after_a_take_the_focus_is_back_in_the_hand() -> None:
     """One focus: after taking from the pile (tab there, enter) the number keys select
     in the hand again, and d discards the card the player picked there, never one the
-    cursor happened to be on (the issue's lost 10♠)."""
+    cursor happened to be on (a player lost a 10♠ that way)."""
     game = position(["10s Js 5h 2c", *OTHERS], discard="Kd Qs", current=0, phase="draw")
     app = TableHarness(game, bots=False)
     async with app.run_test() as pilot:

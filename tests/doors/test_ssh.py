@@ -1,4 +1,4 @@
-"""The SSH front door (issue 5), driven with asyncssh's own client.
+"""The SSH front door, driven with asyncssh's own client.
 
 A stand-in child (ssh_standin.py) plays the game client here, so that these
 tests show exactly what the pty plumbing does: the terminal size it sees,
@@ -21,7 +21,7 @@ import asyncssh
 import pytest
 
 from rummy.doors.options import game_address
-from rummy.doors.ssh import HOST_KEY_NAME, HostKeyError, sanitise_name, start_ssh_server
+from rummy.doors.ssh import HOST_KEY_NAME, HostKeyError, sanitize_name, start_ssh_server
 from rummy.doors.ssh.cli import start_ssh_from_args
 from rummy.doors.ssh.limits import MAX_SESSIONS_PER_CONNECTION
 from rummy.doors.ssh.server import IDLE_NOTICE, SSHGameServer
@@ -191,7 +191,7 @@ async def test_session_without_pty_is_refused_in_one_line(
     assert "needs a terminal" in result.stderr
 
 
-async def test_user_name_is_sanitised_for_the_client(
+async def test_user_name_is_sanitized_for_the_client(
     server: SSHGameServer, keys: list[asyncssh.SSHKey]
 ) -> None:
     async with await connect(server, "[b]bob;rm -rf *", keys[0]) as conn:
@@ -200,14 +200,14 @@ async def test_user_name_is_sanitised_for_the_client(
         assert field(hello, "name") == "bbobrm-rf"
 
 
-def test_sanitise_name() -> None:
-    assert sanitise_name("alice") == "alice"
-    assert sanitise_name("Zoë_2") == "Zoë_2"
-    assert sanitise_name("a b\tc\x00d") == "abcd"
-    assert sanitise_name("[b]x[/b]") == "bxb"
-    assert sanitise_name("x" * 40) == "x" * NAME_LIMIT
-    assert sanitise_name("") == "player"
-    assert sanitise_name("\x1b\x07;;") == "player"
+def test_sanitize_name() -> None:
+    assert sanitize_name("alice") == "alice"
+    assert sanitize_name("Zoë_2") == "Zoë_2"
+    assert sanitize_name("a b\tc\x00d") == "abcd"
+    assert sanitize_name("[b]x[/b]") == "bxb"
+    assert sanitize_name("x" * 40) == "x" * NAME_LIMIT
+    assert sanitize_name("") == "player"
+    assert sanitize_name("\x1b\x07;;") == "player"
 
 
 async def test_same_key_keeps_its_state_dir_and_other_keys_do_not_share_it(

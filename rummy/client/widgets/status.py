@@ -7,8 +7,9 @@ from textual.widgets import Static
 
 
 class ConnectionBanner(Static):
-    """Hidden while connected; otherwise one line saying what is going on. Every
-    screen has one; the app updates them all (``App.set_connection_status``)."""
+    """Hidden while connected; otherwise one line saying what is going on. The lobby
+    and the table screens have one each; the app's ``connection_status`` updates them
+    all, and a banner mounted later reads it."""
 
     DEFAULT_CSS = """
     ConnectionBanner {

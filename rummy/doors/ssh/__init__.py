@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rummy.doors.ssh.access import AccessError, AccessPolicy
     from rummy.doors.ssh.hostkey import HOST_KEY_NAME, HostKeyError
-    from rummy.doors.ssh.identity import Identity, sanitise_name
+    from rummy.doors.ssh.identity import Identity, sanitize_name
     from rummy.doors.ssh.server import SSHGameServer, start_ssh_server
 
 _WHERE = {
@@ -29,7 +29,7 @@ _WHERE = {
     "HOST_KEY_NAME": "hostkey",
     "HostKeyError": "hostkey",
     "Identity": "identity",
-    "sanitise_name": "identity",
+    "sanitize_name": "identity",
     "SSHGameServer": "server",
     "start_ssh_server": "server",
 }
@@ -40,7 +40,7 @@ __all__ = [  # noqa: RUF022 (grouped by module, as in _WHERE)
     "HOST_KEY_NAME",
     "HostKeyError",
     "Identity",
-    "sanitise_name",
+    "sanitize_name",
     "SSHGameServer",
     "start_ssh_server",
 ]

@@ -26,10 +26,10 @@ _NAME_PUNCTUATION = frozenset("-_.")
 DEFAULT_NAME = "player"
 
 
-def sanitise_name(user_name: str) -> str:
+def sanitize_name(user_name: str) -> str:
     """A display name from an SSH user name: letters, digits and ``-_.``
-    only (no control characters, spaces or markup), at most 16 characters;
-    ``player`` if nothing is left."""
+    only (no control characters, spaces or markup), at most ``NAME_LIMIT``
+    characters (the protocol's limit); ``player`` if nothing is left."""
     kept = [
         ch
         for ch in unicodedata.normalize("NFC", user_name)
@@ -49,7 +49,7 @@ class Identity:
 
     @property
     def display_name(self) -> str:
-        return sanitise_name(self.user_name)
+        return sanitize_name(self.user_name)
 
     @property
     def fingerprint(self) -> str | None:
