@@ -54,7 +54,7 @@ async def fill(storage: Storage, games: int, players: int, game: Game) -> None:
             batch.append(sql.new_table(table_id, f"table {table_id}", "{}", 0))
         seated = rng.sample(names, 4)
         batch.append(sql.new_game(game_id, table_id, (game_id - 1) % 5 + 1, game.seed, "draw", seated))
-        seat_of = game.partner_draw.seat_of_player
+        seat_of = game.partner_draw.seat_of_chair
         batch += [sql.game_player(game_id, StoredPlayer(seat_of[c], c, seated[c], False)) for c in range(4)]
         if game_id > games - 100:  # the newest hundred have their moves (the records fetched)
             batch += [sql.add_move(game_id, n, m) for n, m in enumerate(moves)]

@@ -120,10 +120,10 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
             for k, round_ in enumerate(draw.rounds):
                 if k:
                     parts.append("; tie, again: ")
-                for i, (player, card) in enumerate(round_):
+                for i, (chair, card) in enumerate(round_):
                     if i:
                         parts.append(", ")
-                    seat = draw.seat_of_player[player]
+                    seat = draw.seat_of_chair[chair]
                     parts += [text.plain(seats.name(seat)), " ", text.card(card, ascii)]
             parts.append(".")
             return _line(*parts)

@@ -23,22 +23,22 @@ def draw_value(card: Card) -> int:
 class PartnerDraw:
     """What the draw showed and decided.
 
-    ``rounds[k]`` lists the ``(player, card)`` pairs drawn in round k: all four
-    players in round 0, then only the tied players (R2.3). Players are numbered
-    by the chair they took at the table (0..3). ``seat_of_player[p]`` is the seat
-    that player p plays from; ``first_dealer`` is a seat.
+    ``rounds[k]`` lists the ``(chair, card)`` pairs drawn in round k: all four
+    chairs in round 0, then only the tied ones (R2.3). A chair (0..3) is where a
+    player sat down at the table; ``seat_of_chair[c]`` is the seat that the player
+    in chair c plays from; ``first_dealer`` is a seat.
     """
 
     seating: Seating
     rounds: tuple[tuple[tuple[int, Card], ...], ...]
-    seat_of_player: tuple[int, int, int, int]
+    seat_of_chair: tuple[int, int, int, int]
     first_dealer: int
 
 
 def _tied_groups_to_redraw(keys: dict[int, list[int]], boundaries: tuple[int, ...]) -> list[int]:
-    """Players whose tie decides something: a group of equal keys that holds the
+    """Chairs whose tie decides something: a group of equal keys that holds the
     lowest place (who deals) or straddles one of ``boundaries`` (who partners)."""
-    order = sorted(keys, key=lambda p: keys[p])
+    order = sorted(keys, key=lambda c: keys[c])
     redraw: list[int] = []
     i = 0
     while i < len(order):
@@ -56,12 +56,12 @@ def draw_for_partners(rng: random.Random, seating: Seating = "draw") -> PartnerD
 
     With the draw, the two lowest cards are partners and the lowest deals; the
     dealer gets seat 0 and their partner seat 2, the third-lowest seat 1 and the
-    highest seat 3. With chosen seats every player keeps their chair as their seat
-    and the draw only picks the first dealer.
+    highest seat 3. With chosen seats every chair is its own seat and the draw
+    only picks the first dealer.
     """
     pack = list(PACK)
     rng.shuffle(pack)
-    keys: dict[int, list[int]] = {p: [] for p in range(4)}
+    keys: dict[int, list[int]] = {chair: [] for chair in range(4)}
     rounds: list[tuple[tuple[int, Card], ...]] = []
     drawing = [0, 1, 2, 3]
     # A partnership is decided between the 2nd and 3rd place; the dealer at the 1st.
@@ -70,19 +70,19 @@ def draw_for_partners(rng: random.Random, seating: Seating = "draw") -> PartnerD
         if len(pack) < len(drawing):  # practically never: start a fresh pack
             pack = list(PACK)
             rng.shuffle(pack)
-        this_round = tuple((p, pack.pop()) for p in drawing)
+        this_round = tuple((chair, pack.pop()) for chair in drawing)
         rounds.append(this_round)
-        for p, card in this_round:
-            keys[p].append(draw_value(card))
+        for chair, card in this_round:
+            keys[chair].append(draw_value(card))
         drawing = _tied_groups_to_redraw(keys, boundaries)
-    order = sorted(keys, key=lambda p: keys[p])
+    order = sorted(keys, key=lambda c: keys[c])
     if seating == "draw":
-        seat_of_player = [0, 0, 0, 0]
-        for seat, player in zip((0, 2, 1, 3), order, strict=True):
-            seat_of_player[player] = seat
+        seat_of_chair = [0, 0, 0, 0]
+        for seat, chair in zip((0, 2, 1, 3), order, strict=True):
+            seat_of_chair[chair] = seat
         first_dealer = 0
     else:
-        seat_of_player = [0, 1, 2, 3]
+        seat_of_chair = [0, 1, 2, 3]
         first_dealer = order[0]
-    seats = (seat_of_player[0], seat_of_player[1], seat_of_player[2], seat_of_player[3])
+    seats = (seat_of_chair[0], seat_of_chair[1], seat_of_chair[2], seat_of_chair[3])
     return PartnerDraw(seating, tuple(rounds), seats, first_dealer)

@@ -10,7 +10,7 @@ sends is pushed, without an id.
 Seats: a table has four *chairs* (0..3, the order people sat down in the
 lobby); a game has four engine *seats* (RULES R2: 0 = South .. 3 = East). With
 the draw for partners (R2.2) the partner draw maps chair p to seat
-``partner_draw.seat_of_player[p]``; ``ChairInfo.seat`` gives it once a game runs.
+``partner_draw.seat_of_chair[p]``; ``ChairInfo.seat`` gives it once a game runs.
 """
 
 from __future__ import annotations

@@ -77,11 +77,11 @@ class MeldWire(msgspec.Struct, kw_only=True):
 
 
 class PartnerDrawWire(msgspec.Struct, kw_only=True):
-    """The draw for partners (R2.2-R2.4): ``rounds[k]`` is a list of [player, card]."""
+    """The draw for partners (R2.2-R2.4): ``rounds[k]`` is a list of [chair, card]."""
 
     seating: Seating
     rounds: Annotated[list[Annotated[list[tuple[Seat, Card]], Meta(max_length=4)]], Meta(max_length=56)]
-    seat_of_player: tuple[Seat, Seat, Seat, Seat]
+    seat_of_chair: tuple[Seat, Seat, Seat, Seat]
     first_dealer: Seat
 
 
@@ -275,18 +275,18 @@ def partner_draw_to_wire(d: PartnerDraw) -> PartnerDrawWire:
     return PartnerDrawWire(
         seating=d.seating,
         rounds=[list(r) for r in d.rounds],
-        seat_of_player=d.seat_of_player,
+        seat_of_chair=d.seat_of_chair,
         first_dealer=d.first_dealer,
     )
 
 
 def partner_draw_from_wire(w: PartnerDrawWire) -> PartnerDraw:
-    if sorted(w.seat_of_player) != [0, 1, 2, 3]:
-        raise ValueError("seat_of_player is not a permutation of the four seats")
+    if sorted(w.seat_of_chair) != [0, 1, 2, 3]:
+        raise ValueError("seat_of_chair is not a permutation of the four seats")
     return PartnerDraw(
         w.seating,
         tuple(tuple(tuple(pair) for pair in r) for r in w.rounds),  # type: ignore[misc]
-        w.seat_of_player,
+        w.seat_of_chair,
         w.first_dealer,
     )
 

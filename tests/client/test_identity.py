@@ -79,7 +79,7 @@ async def test_two_players_from_one_state_directory_each_get_their_own_seat_back
             assert seated_at(again, table_id, 2)
             game = server.lobby.tables[table_id].game
             assert game is not None
-            cid_seat = game.partner_draw.seat_of_player[2]
+            cid_seat = game.partner_draw.seat_of_chair[2]
             view = again.screen.view
             assert view is not None and view.seat == cid_seat
             assert sorted(view.hand or ()) == sorted(game.hands[cid_seat])

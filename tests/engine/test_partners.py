@@ -43,11 +43,11 @@ def drawn(draw: PartnerDraw) -> list[list[int]]:
 
 
 def partners(draw: PartnerDraw, a: int, b: int) -> bool:
-    return team_of(draw.seat_of_player[a]) == team_of(draw.seat_of_player[b])
+    return team_of(draw.seat_of_chair[a]) == team_of(draw.seat_of_chair[b])
 
 
 def first_dealer_player(draw: PartnerDraw) -> int:
-    return draw.seat_of_player.index(draw.first_dealer)
+    return draw.seat_of_chair.index(draw.first_dealer)
 
 
 def test_teams_are_opposite_seats_R2_1() -> None:
@@ -87,7 +87,7 @@ def test_lowest_two_are_partners_lowest_deals_R2_2() -> None:
     assert partners(draw, 1, 3) and partners(draw, 0, 2)
     assert not partners(draw, 1, 0)
     assert first_dealer_player(draw) == 1
-    assert sorted(draw.seat_of_player) == [0, 1, 2, 3]
+    assert sorted(draw.seat_of_chair) == [0, 1, 2, 3]
 
 
 def test_aces_low_and_jokers_high_in_the_draw_R2_2() -> None:
@@ -171,7 +171,7 @@ def test_seeded_draws_follow_the_rules_R2_2_R2_3(seating: str) -> None:
         draw = game.partner_draw
         redraws += len(draw.rounds) > 1
         team, dealer = _expected(draw.rounds, seating)
-        assert draw.first_dealer == draw.seat_of_player[dealer] == game.dealer
+        assert draw.first_dealer == draw.seat_of_chair[dealer] == game.dealer
         a, b = sorted(team)
         assert partners(draw, a, b)
         assert [p for p, _ in draw.rounds[0]] == [0, 1, 2, 3]
@@ -192,7 +192,7 @@ def test_seats_as_chosen_keep_chairs_and_draw_the_dealer_R2_4() -> None:
     """R2.4: "seats as chosen": each player keeps their chair (teams 0+2, 1+3); the
     first dealer is still drawn as in R2.2-R2.3, and only a tie for it is redrawn."""
     draw = draw_for_partners(StackedRng("9c 3d 3h 5s" + " Kc 4c"), "chosen")
-    assert draw.seat_of_player == (0, 1, 2, 3)
+    assert draw.seat_of_chair == (0, 1, 2, 3)
     assert drawn(draw) == [[0, 1, 2, 3], [1, 2]]
     assert draw.first_dealer == 2
     # A tie between 2nd and 3rd decides nothing when the seats are chosen.
@@ -204,6 +204,6 @@ def test_the_draw_is_the_default_R2_4() -> None:
     """R2.4: the draw (R2.2) is the default seating."""
     assert Game(3).seating == "draw"
     assert Game.new().seating == "draw"
-    assert Game(3, "chosen").partner_draw.seat_of_player == (0, 1, 2, 3)
+    assert Game(3, "chosen").partner_draw.seat_of_chair == (0, 1, 2, 3)
     with pytest.raises(ValueError):
         Game(3, "random")  # type: ignore[arg-type]

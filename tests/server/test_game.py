@@ -79,8 +79,8 @@ async def test_partner_draw_is_shown_to_everyone_and_decides_the_seats(server: S
     )
     assert sorted(p for p, _ in draws[0].rounds[0]) == [0, 1, 2, 3]  # round 0: all four drew
     for chair, c in enumerate(clients):
-        assert c.table is not None and c.table.chairs[chair].seat == draws[0].seat_of_player[chair]
-        assert c.game is not None and c.game.seat == draws[0].seat_of_player[chair]
+        assert c.table is not None and c.table.chairs[chair].seat == draws[0].seat_of_chair[chair]
+        assert c.game is not None and c.game.seat == draws[0].seat_of_chair[chair]
     await close_all([*clients, watcher])
 
 
@@ -90,7 +90,7 @@ async def test_chosen_seats_make_the_teams(server: Server) -> None:
     for chair, c in enumerate(clients):
         await c.until(lambda c: c.game is not None)
         assert c.game is not None and c.game.seat == chair
-        assert c.view is not None and c.view.partner_draw.seat_of_player == (0, 1, 2, 3)
+        assert c.view is not None and c.view.partner_draw.seat_of_chair == (0, 1, 2, 3)
     await close_all(clients)
 
 

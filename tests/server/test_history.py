@@ -61,7 +61,7 @@ async def test_finished_games_are_listed_own_first_with_players_teams_and_result
     assert mine.started <= mine.finished
     # Players by seat: the partner draw put Ann (chair 0) in her seat; the others are bots.
     assert [p.seat for p in mine.players] == [0, 1, 2, 3]
-    ann_seat = table.game.partner_draw.seat_of_player[0]
+    ann_seat = table.game.partner_draw.seat_of_chair[0]
     assert [(p.name, p.bot) for p in mine.players if p.seat == ann_seat] == [("Ann", False)]
     assert sum(p.bot for p in mine.players) == 3
     # Bob sees the same two games, his own first.

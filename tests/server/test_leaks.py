@@ -168,7 +168,7 @@ async def test_no_frame_holds_a_card_hidden_from_its_recipient(server: Server) -
         parts = split_by_game(c.frames)
         assert len(parts) == 2
         for part, truth in zip(parts, truths, strict=True):
-            seat = truth.states[0].partner_draw.seat_of_player[chair]  # new draw, maybe new seat
+            seat = truth.states[0].partner_draw.seat_of_chair[chair]  # new draw, maybe new seat
             assert check_frames(part, seat, truth) > 20
     parts = split_by_game(watcher.frames)
     assert len(parts) == 2
@@ -186,7 +186,7 @@ async def test_no_leak_to_a_player_among_bots_or_to_a_late_spectator(server: Ser
     await play_all(clients)
     await watcher.until(lambda c: c.view is not None and c.view.phase == "game_over")
     truth = truth_of(server, table.game_id)
-    seat = truth.states[0].partner_draw.seat_of_player[0]
+    seat = truth.states[0].partner_draw.seat_of_chair[0]
     assert check_frames(clients[0].frames, seat, truth) > 20
     assert check_frames(watcher.frames, None, truth) > 0
     await close_all([*clients, watcher])

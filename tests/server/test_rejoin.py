@@ -43,7 +43,7 @@ async def test_a_dropped_player_is_shown_away_and_returns_with_the_token(server:
     await back.until(lambda c: c.view is not None)
     table = server.lobby.tables[table_id]
     assert table.game is not None
-    seat = table.game.partner_draw.seat_of_player[1]
+    seat = table.game.partner_draw.seat_of_chair[1]
     assert back.view == view_for(table.game, seat)  # the whole view, the hand included
     # ... and the story of the deal so far, to show in the log: every move of it, in order.
     assert back.game is not None and back.game.events == [] and back.game.history is not None
