@@ -232,11 +232,11 @@ class TableMaster:
     # --- what people see ---------------------------------------------------------------
 
     def seat_of_chair(self, chair: int) -> int | None:
-        return None if self.game is None else self.game.partner_draw.seat_of_player[chair]
+        return None if self.game is None else self.game.partner_draw.seat_of_chair[chair]
 
     def chair_of_seat(self, seat: int) -> Chair:
         assert self.game is not None
-        chair = self.chairs[self.game.partner_draw.seat_of_player.index(seat)]
+        chair = self.chairs[self.game.partner_draw.seat_of_chair.index(seat)]
         assert chair is not None  # a game runs only with four chairs filled
         return chair
 
@@ -681,7 +681,7 @@ class TableMaster:
         game = Game(seed, self.options.seating)
         game_id = self.context.next_game_id()
         names = [c.name for c in self.chairs if c is not None]
-        seat_of = game.partner_draw.seat_of_player
+        seat_of = game.partner_draw.seat_of_chair
         players = [
             StoredPlayer(seat_of[c.index], c.index, c.name, c.bot) for c in self.chairs if c is not None
         ]

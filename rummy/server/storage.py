@@ -267,7 +267,7 @@ class Storage:
             names = json.loads(players)
             if seating not in ("draw", "chosen") or len(names) != 4:
                 continue
-            seat_of = Game(int(seed), seating).partner_draw.seat_of_player
+            seat_of = Game(int(seed), seating).partner_draw.seat_of_chair
             bots = {
                 (c, n)
                 for c, n in db.execute(

@@ -101,7 +101,7 @@ def test_a_move_out_of_turn_is_refused_and_a_move_not_stored_changes_nothing() -
     stored(t.start(ANN, request_id=1))
     game = t.game
     assert game is not None
-    mover = (ANN, BOB, CY, DEE)[game.partner_draw.seat_of_player.index(game.current)]
+    mover = (ANN, BOB, CY, DEE)[game.partner_draw.seat_of_chair.index(game.current)]
     idle = next(v for v in (ANN, BOB, CY, DEE) if v is not mover)
     with pytest.raises(Refused) as refused:
         t.play(idle, DrawStock(), None, request_id=2)
@@ -126,7 +126,7 @@ def test_a_bot_turn_is_asked_for_and_a_stale_decision_is_dropped() -> None:
     outcome = stored(t.start(ANN, request_id=9))
     game = t.game
     assert game is not None
-    if game.partner_draw.seat_of_player[0] == game.current:
+    if game.partner_draw.seat_of_chair[0] == game.current:
         assert outcome.think == []  # Ann is to act: no bot thinks
         return
     (think,) = outcome.think
