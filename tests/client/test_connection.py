@@ -12,6 +12,7 @@ from rummy.client.connection import ConnectionChanged
 from rummy.protocol import CreateTable, Seated, TableOptions
 from rummy.server import start_server
 from tests.e2e.players import HeadlessPlayer
+from tests.support import eventually
 
 FAST = {"bot_delay": 0.0, "deal_pause": 0.05}
 
@@ -61,10 +62,7 @@ async def test_an_unreachable_server_is_said_in_words() -> None:
     connection = Connection("127.0.0.1", port, "Ann", said.append)
     task = asyncio.get_running_loop().create_task(connection.run())
     try:
-        for _ in range(100):
-            if said:
-                break
-            await asyncio.sleep(0.02)
+        await eventually(lambda: said)
         assert isinstance(said[0], ConnectionChanged)
         assert said[0].status == (
             f"Cannot reach 127.0.0.1:{port} (nobody is listening there). Trying again in 0.5 s."

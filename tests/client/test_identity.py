@@ -6,7 +6,7 @@ the lobby. Real clients (the app) against a real server on loopback."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -19,6 +19,7 @@ from rummy.net import Client
 from rummy.protocol import PROTOCOL_VERSION, AddBot, CreateTable, Hello, Ok, Seated, Start, Welcome
 from rummy.server import Server, start_server
 from tests.client.conftest import screen_text
+from tests.support import eventually
 
 FAST = {"bot_delay": 0.0, "deal_pause": 30.0}
 
@@ -28,14 +29,6 @@ async def server() -> AsyncIterator[Server]:
     s = await start_server(**FAST)
     yield s
     await s.close()
-
-
-async def wait_for(pilot, check: Callable[[], bool], tries: int = 400) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(tries):
-        if check():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("timed out")
 
 
 async def hello(server: Server, name: str) -> Client:
@@ -64,18 +57,18 @@ async def test_two_players_from_one_state_directory_each_get_their_own_seat_back
     async with dee.run_test() as dee_pilot:
         cid = app_for(server, "Cid")
         async with cid.run_test() as cid_pilot:
-            await wait_for(cid_pilot, lambda: table_id in cid.session.tables)
+            await eventually(lambda: table_id in cid.session.tables, pause=cid_pilot.pause)
             cid.post_message(SitRequested(table_id, 2))
-            await wait_for(cid_pilot, lambda: seated_at(cid, table_id, 2))
-            await wait_for(dee_pilot, lambda: table_id in dee.session.tables)
+            await eventually(lambda: seated_at(cid, table_id, 2), pause=cid_pilot.pause)
+            await eventually(lambda: table_id in dee.session.tables, pause=dee_pilot.pause)
             dee.post_message(SitRequested(table_id, 3))  # Dee sits after Cid: hers is the newest token
-            await wait_for(dee_pilot, lambda: seated_at(dee, table_id, 3))
+            await eventually(lambda: seated_at(dee, table_id, 3), pause=dee_pilot.pause)
             assert isinstance(await ann.request(Start), Ok)
-            await wait_for(cid_pilot, lambda: isinstance(cid.screen, TableScreen))
+            await eventually(lambda: isinstance(cid.screen, TableScreen), pause=cid_pilot.pause)
         # Cid's client is gone; the same command runs it again.
         again = app_for(server, "Cid")
         async with again.run_test() as again_pilot:
-            await wait_for(again_pilot, lambda: isinstance(again.screen, TableScreen))
+            await eventually(lambda: isinstance(again.screen, TableScreen), pause=again_pilot.pause)
             assert seated_at(again, table_id, 2)
             game = server.lobby.tables[table_id].game
             assert game is not None
@@ -102,13 +95,14 @@ async def test_a_second_client_of_the_same_player_does_not_offer_the_token(serve
     assert isinstance(seated, Seated)
     first = app_for(server, "Cid")
     async with first.run_test() as first_pilot:
-        await wait_for(first_pilot, lambda: seated.table_id in first.session.tables)
+        await eventually(lambda: seated.table_id in first.session.tables, pause=first_pilot.pause)
         first.post_message(SitRequested(seated.table_id, 1))
-        await wait_for(first_pilot, lambda: seated_at(first, seated.table_id, 1))
+        await eventually(lambda: seated_at(first, seated.table_id, 1), pause=first_pilot.pause)
         twin = app_for(server, "Cid")
         async with twin.run_test(size=(120, 40)) as twin_pilot:
-            await wait_for(
-                twin_pilot, lambda: twin.player_name == "Cid" and seated.table_id in twin.session.tables
+            await eventually(
+                lambda: twin.player_name == "Cid" and seated.table_id in twin.session.tables,
+                pause=twin_pilot.pause,
             )
             assert not twin.owns_seat_token and twin.remembered_token() is None
             assert twin.session.table_id is None
@@ -131,22 +125,24 @@ async def test_a_client_whose_chair_is_taken_over_says_so_and_is_back_in_the_lob
         assert isinstance(await ann.request(AddBot, chair=chair), Ok)
     app = app_for(server, "Cid")
     async with app.run_test(size=(100, 32)) as pilot:
-        await wait_for(pilot, lambda: seated.table_id in app.session.tables)
+        await eventually(lambda: seated.table_id in app.session.tables, pause=pilot.pause)
         app.post_message(SitRequested(seated.table_id, 3))
-        await wait_for(pilot, lambda: seated_at(app, seated.table_id, 3))
+        await eventually(lambda: seated_at(app, seated.table_id, 3), pause=pilot.pause)
         assert isinstance(await ann.request(Start), Ok)
-        await wait_for(pilot, lambda: isinstance(app.screen, TableScreen))
+        await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
         token = app.remembered_token()
         assert token is not None
         thief = await Client.connect(server.host, server.port)  # a copy of the state directory elsewhere
         await thief.request(Hello, version=PROTOCOL_VERSION, name="Cid", token=token, lobby=False)
-        await wait_for(pilot, lambda: isinstance(app.screen, NoticeScreen))
-        await wait_for(pilot, lambda: "Your chair" in screen_text(app))  # drawn, not only pushed
+        await eventually(lambda: isinstance(app.screen, NoticeScreen), pause=pilot.pause)
+        await eventually(
+            lambda: "Your chair" in screen_text(app), pause=pilot.pause
+        )  # drawn, not only pushed
         text = screen_text(app)
         assert "Your chair was taken over" in text and "--name" in text
         assert app.session.table_id is None and app.table_screen is None
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.screen is app.lobby)
+        await eventually(lambda: app.screen is app.lobby, pause=pilot.pause)
         assert not any(isinstance(s, TableScreen) for s in app.screen_stack)
         await thief.close()
     await ann.close()

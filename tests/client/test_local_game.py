@@ -9,6 +9,7 @@ from rummy.client.screens.modals import ConfirmScreen
 from rummy.client.screens.table import TableScreen
 from rummy.client.widgets.table.hand import HandView
 from tests.client.conftest import screen_text
+from tests.support import eventually
 
 FAST = {"bot_delay": 0.0, "deal_pause": 0.05}
 
@@ -25,22 +26,16 @@ def hand_drawn(app: RummyApp) -> bool:
     return table_shown(app) and bool(screen.query_one(HandView).order)
 
 
-async def wait_for(pilot, check, tries: int = 200) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(tries):
-        if check():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("timed out")
-
-
 async def at_the_table(pilot, app: RummyApp) -> TableScreen:  # type: ignore[no-untyped-def]
     """Wait for the table; the first game against bots offers how to play: not now."""
     offered = lambda: app.store.seen(HOW_TO_PLAY_OFFERED)  # noqa: E731
-    await wait_for(pilot, lambda: offered() and (table_shown(app) or isinstance(app.screen, ConfirmScreen)))
+    await eventually(
+        lambda: offered() and (table_shown(app) or isinstance(app.screen, ConfirmScreen)), pause=pilot.pause
+    )
     if isinstance(app.screen, ConfirmScreen):
-        await wait_for(pilot, lambda: "New to Persian Rummy?" in screen_text(app))
+        await eventually(lambda: "New to Persian Rummy?" in screen_text(app), pause=pilot.pause)
         await pilot.press("n")
-    await wait_for(pilot, lambda: table_shown(app))
+    await eventually(lambda: table_shown(app), pause=pilot.pause)
     assert isinstance(app.screen, TableScreen)
     return app.screen
 
@@ -65,7 +60,7 @@ async def test_the_local_game_opens_with_seven_cards_and_plays() -> None:
             )
 
         for _ in range(2):
-            await wait_for(pilot, our_turn)
+            await eventually(our_turn, pause=pilot.pause)
             view = table.view
             assert view is not None
             if view.phase not in ("draw", "meld") or app.screen is not table:
@@ -73,11 +68,11 @@ async def test_the_local_game_opens_with_seven_cards_and_plays() -> None:
             before = view.hand_counts[view.seat or 0]
             if view.phase == "draw":
                 await pilot.press("s" if view.stock_count else "p")
-                await wait_for(pilot, lambda old=view: table.view is not old)
+                await eventually(lambda old=view: table.view is not old, pause=pilot.pause)
             view = table.view
             if view is not None and view.my_turn and view.phase == "meld":
                 await pilot.press("d")
-                await wait_for(pilot, lambda old=view: table.view is not old)
+                await eventually(lambda old=view: table.view is not old, pause=pilot.pause)
                 after = table.view
                 assert after is not None
                 if after.deal == view.deal and after.phase in ("draw", "meld"):
@@ -92,9 +87,9 @@ async def test_a_restarted_client_is_back_at_its_game() -> None:
     first = RummyApp(player_name="Ann", local=True, server_options=FAST)
     async with first.run_test() as pilot:
         table = await at_the_table(pilot, first)
-        await wait_for(pilot, lambda: table.view is not None and table.view.my_turn)
+        await eventually(lambda: table.view is not None and table.view.my_turn, pause=pilot.pause)
         await pilot.press("s")  # a move the server stores, so the game is under way
-        await wait_for(pilot, lambda: table.view is not None and table.view.phase == "meld")
+        await eventually(lambda: table.view is not None and table.view.phase == "meld", pause=pilot.pause)
         hand = set(table.view.hand or ())  # type: ignore[union-attr]
         await pilot.press("home", "shift+right", "end", "shift+left")  # the player's own order
         order = table.hand.order
@@ -102,7 +97,7 @@ async def test_a_restarted_client_is_back_at_its_game() -> None:
         await pilot.press("q", "y")
     second = RummyApp(player_name="Ann", local=True, server_options=FAST)
     async with second.run_test() as pilot:
-        await wait_for(pilot, lambda: hand_drawn(second))
+        await eventually(lambda: hand_drawn(second), pause=pilot.pause)
         table = second.screen
         assert isinstance(table, TableScreen) and table.view is not None
         assert second.session.table_id == table_id
@@ -120,7 +115,9 @@ async def test_the_local_game_seats_bots_at_the_levels_asked_for() -> None:
     app = RummyApp(player_name="Ann", local=True, server_options=FAST, bot_levels=("easy", "normal", "hard"))
     async with app.run_test() as pilot:
         await at_the_table(pilot, app)
-        await wait_for(pilot, lambda: app.session.table is not None and app.session.table.chairs[3].bot)
+        await eventually(
+            lambda: app.session.table is not None and app.session.table.chairs[3].bot, pause=pilot.pause
+        )
         assert app.session.table is not None
         assert [c.level for c in app.session.table.chairs] == [None, "easy", "normal", "hard"]
         await pilot.pause()

@@ -5,8 +5,6 @@ the running tally at the game's end."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -39,6 +37,7 @@ from tests.client.conftest import screen_text
 from tests.client.fakes import offline_app, say
 from tests.client.harness import TableHarness
 from tests.client.test_table import meld_position
+from tests.support import eventually
 
 RECORDS = Path(__file__).parents[1] / "fixtures" / "records"
 SERVER_GAME = RECORDS / "engine1-server-drawn-partners.json"
@@ -48,14 +47,6 @@ NOW = 1_764_582_000.0  # 2025-12-01 09:40 UTC: the screens' clock in these tests
 
 def record(path: Path = SERVER_GAME):  # type: ignore[no-untyped-def]
     return decode_record(path.read_bytes())
-
-
-async def until(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Poll (never sleep and assert): the replay's timer runs in real time."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.02)
 
 
 def replay_app(path: Path = SERVER_GAME) -> RummyApp:
@@ -124,7 +115,7 @@ async def test_a_deal_end_shows_its_breakdown_and_the_game_end_the_final_scores(
         assert isinstance(screen, ReplayScreen)
         replay = screen.replay
         await pilot.press("down")
-        await until(pilot, lambda: isinstance(app.screen, DealEndScreen))
+        await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
         text = screen_text(app)
         assert "Deal 1 is over: four passes in a row" in text  # R6.2
         result = replay.step.view.results[0]
@@ -142,7 +133,7 @@ async def test_a_deal_end_shows_its_breakdown_and_the_game_end_the_final_scores(
         won = "N–S" if a > b else "E–W"
         assert f"the game is over: {won} win, {max(a, b)} to {min(a, b)}." in screen_text(app)
         await pilot.press("r")
-        await until(pilot, lambda: isinstance(app.screen, DealEndScreen))
+        await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
         assert f"{'Game totals':<22}{a:>8}{b:>8}" in screen_text(app)
         await pilot.press("escape")
         await pilot.press("up")
@@ -156,13 +147,13 @@ async def test_play_on_at_a_chosen_speed_stops_at_the_deal_end() -> None:
         assert isinstance(screen, ReplayScreen)
         replay = screen.replay
         await pilot.press("down")  # to the deal's end, and back a few moves: close to it
-        await until(pilot, lambda: isinstance(app.screen, DealEndScreen))
+        await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
         await pilot.press("escape", *["left"] * 8)
         assert replay.position == replay.deal_ends[0] - 8
         await pilot.press("plus", "plus", "plus", "plus", "plus")  # the fastest: 16 moves/s
         assert "16 moves/s" in screen_text(app)
         await pilot.press("space")  # plays on (the 8 moves may be over before the press returns)
-        await until(pilot, lambda: isinstance(app.screen, DealEndScreen))
+        await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
         assert replay.position == replay.deal_ends[0] and not screen.playing
         await pilot.press("escape")
         await pilot.pause()
@@ -171,7 +162,7 @@ async def test_play_on_at_a_chosen_speed_stops_at_the_deal_end() -> None:
         assert "space plays (2 moves/s)" in screen_text(app)
         await pilot.press("space")
         assert "playing, 2 moves/s" in screen_text(app)
-        await until(pilot, lambda: replay.position > replay.deal_ends[0])
+        await eventually(lambda: replay.position > replay.deal_ends[0], pause=pilot.pause)
         await pilot.press("space")
         stopped = replay.position
         assert "paused" in screen_text(app)
@@ -235,7 +226,9 @@ def history_rows(app: RummyApp) -> list[str]:
 
 async def open_history(app: RummyApp, pilot: Pilot[None]) -> None:
     await pilot.press("h")
-    await until(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.history_request is not None)
+    await eventually(
+        lambda: isinstance(app.screen, HistoryScreen) and app.history_request is not None, pause=pilot.pause
+    )
     await pilot.pause()
 
 
@@ -248,9 +241,9 @@ async def test_the_lobby_shows_the_finished_games_own_first(utc: None) -> None:
         await open_history(app, pilot)
         request = sent.last()
         assert isinstance(request, History) and request.before is None
-        await until(pilot, lambda: "Asking the server" in screen_text(app))
+        await eventually(lambda: "Asking the server" in screen_text(app), pause=pilot.pause)
         say(app, HistoryPage(id=request.id, games=PAGE, more=False), History)
-        await until(pilot, lambda: len(history_rows(app)) == 3)
+        await eventually(lambda: len(history_rows(app)) == 3, pause=pilot.pause)
         rows = history_rows(app)
         assert rows[0] == "• today 09:30 | Friday night | Ann & Cyd 143 | Bob & Dee 97"
         assert rows[1] == "• 28 Nov 09:40 | Friday night | Bob & Bot 3 120 | Ann & Bot 4 188"
@@ -268,19 +261,21 @@ async def test_the_history_pages_on_and_says_when_it_is_empty(utc: None) -> None
         await open_history(app, pilot)
         first = sent.last()
         say(app, HistoryPage(id=first.id, games=[], more=False), History)
-        await until(pilot, lambda: "No finished games yet" in screen_text(app))
+        await eventually(lambda: "No finished games yet" in screen_text(app), pause=pilot.pause)
         await pilot.press("r")
         again = sent.last()
         assert isinstance(again, History) and again.id != first.id
         say(app, HistoryPage(id=again.id, games=PAGE[:2], more=True), History)
-        await until(pilot, lambda: len(history_rows(app)) == 2)
+        await eventually(lambda: len(history_rows(app)) == 2, pause=pilot.pause)
         assert "m (or moving past the last) shows more" in screen_text(app)
         await pilot.press("down")  # onto the last row: the next page is asked for
-        await until(pilot, lambda: isinstance(sent.last(), History) and sent.last().id != again.id)
+        await eventually(
+            lambda: isinstance(sent.last(), History) and sent.last().id != again.id, pause=pilot.pause
+        )
         more = sent.last()
         assert isinstance(more, History) and more.before == 9
         say(app, HistoryPage(id=more.id, games=PAGE[2:], more=False), History)
-        await until(pilot, lambda: len(history_rows(app)) == 3)
+        await eventually(lambda: len(history_rows(app)) == 3, pause=pilot.pause)
         assert app.screen.query_one("#history", DataTable).cursor_row == 1  # the cursor stays put
 
 
@@ -293,16 +288,16 @@ async def test_a_game_from_the_history_opens_its_replay_and_can_be_saved(utc: No
     async with app.run_test(size=(100, 32)) as pilot:
         await open_history(app, pilot)
         say(app, HistoryPage(id=sent.last().id, games=PAGE, more=False), History)
-        await until(pilot, lambda: len(history_rows(app)) == 3)
+        await eventually(lambda: len(history_rows(app)) == 3, pause=pilot.pause)
         await pilot.press("enter", "enter")  # twice: one request
         asked = [m for m in sent.sent if isinstance(m, GetRecord)]
         assert len(asked) == 1 and asked[0].game_id == 12
         assert rec.game_id is not None
         say(app, Record(id=asked[0].id, game_id=rec.game_id, record=rec), GetRecord)
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await eventually(lambda: isinstance(app.screen, ReplayScreen), pause=pilot.pause)
         assert f"game #{rec.game_id}, finished" in screen_text(app)
         await pilot.press("w")
-        await until(pilot, lambda: any((state_dir / "replays").glob("*.json")))
+        await eventually(lambda: any((state_dir / "replays").glob("*.json")), pause=pilot.pause)
         saved = next((state_dir / "replays").glob("*.json"))
         assert saved.name == f"example.org-7325-game-{rec.game_id}.json"
         assert decode_record(saved.read_bytes()) == rec
@@ -317,20 +312,20 @@ async def test_a_record_that_does_not_replay_is_refused_in_words() -> None:
     app, sent = offline_app()
     async with app.run_test(size=(100, 32), notifications=True) as pilot:
         app.post_message(ReplayRequested(5))
-        await until(pilot, lambda: bool(sent.sent))
+        await eventually(lambda: bool(sent.sent), pause=pilot.pause)
         say(app, Record(id=sent.last().id, game_id=5, record=rec), GetRecord)
-        await until(pilot, lambda: "This game cannot be replayed" in screen_text(app))
+        await eventually(lambda: "This game cannot be replayed" in screen_text(app), pause=pilot.pause)
         assert not isinstance(app.screen, ReplayScreen)
         app.post_message(ReplayRequested(6))  # and the next request goes out
-        await until(pilot, lambda: len(sent.sent) == 2)
+        await eventually(lambda: len(sent.sent) == 2, pause=pilot.pause)
         say(
             app,
             Error(id=sent.last().id, code=codes.NO_SUCH_GAME, text="There is no finished game."),
             GetRecord,
         )
-        await until(pilot, lambda: "There is no finished game." in screen_text(app))
+        await eventually(lambda: "There is no finished game." in screen_text(app), pause=pilot.pause)
         app.post_message(ReplayRequested(7))
-        await until(pilot, lambda: len(sent.sent) == 3)
+        await eventually(lambda: len(sent.sent) == 3, pause=pilot.pause)
 
 
 async def test_history_is_offered_in_the_lobby_footer() -> None:
@@ -339,7 +334,7 @@ async def test_history_is_offered_in_the_lobby_footer() -> None:
         await pilot.pause()
         assert "h History" in screen_text(app)
         app.post_message(OpenHistory())
-        await until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await eventually(lambda: isinstance(app.screen, HistoryScreen), pause=pilot.pause)
 
 
 def test_when_words_read_as_a_player_would(utc: None) -> None:
@@ -374,13 +369,13 @@ async def test_the_game_end_shows_the_running_tally_and_offers_the_replay() -> N
     posted: list[object] = []
     async with app.run_test(size=(100, 40), message_hook=posted.append) as pilot:
         await pilot.press("1", "2", "3", "m", "y")
-        await until(pilot, lambda: isinstance(app.screen, GameEndScreen))
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
         text = screen_text(app)
         assert "At this table, 3 games" in text
         assert "Ann & Cyd" in text and "won 2 of 3" in text and "412 points" in text
         assert "Bob & Dee" in text and "won 1 of 3" in text and "301 points" in text
         await pilot.press("w")
-        await until(pilot, lambda: any(isinstance(m, ReplayRequested) for m in posted))
+        await eventually(lambda: any(isinstance(m, ReplayRequested) for m in posted), pause=pilot.pause)
         asked = {id(m): m.game_id for m in posted if isinstance(m, ReplayRequested)}  # seen as it bubbles
         assert list(asked.values()) == [31]
 
@@ -390,7 +385,7 @@ async def test_the_first_game_end_has_no_tally_yet() -> None:
     app.table.tally = [TallyLine(players=("Ann", "Cyd"), games=1, won=1, tied=0, points=50)]
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press("1", "2", "3", "m", "y")
-        await until(pilot, lambda: isinstance(app.screen, GameEndScreen))
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
         assert "At this table" not in screen_text(app) and "Watch again" not in screen_text(app)
 
 
@@ -411,9 +406,11 @@ async def test_a_client_run_by_a_door_saves_no_file(state_dir: Path) -> None:
     app, sent = offline_app(hosted=True)
     async with app.run_test(size=(100, 32)) as pilot:
         app.post_message(ReplayRequested(5))
-        await until(pilot, lambda: bool(sent.sent))
+        await eventually(lambda: bool(sent.sent), pause=pilot.pause)
         say(app, Record(id=sent.last().id, game_id=5, record=rec), GetRecord)
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and "q Close" in screen_text(app))
+        await eventually(
+            lambda: isinstance(app.screen, ReplayScreen) and "q Close" in screen_text(app), pause=pilot.pause
+        )
         assert "w Save" not in screen_text(app)
         await pilot.press("w")
         await pilot.pause()

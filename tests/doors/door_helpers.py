@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import sys
@@ -53,14 +52,6 @@ def process_gone(pid: int) -> bool:
     except ProcessLookupError:
         return True
     return False
-
-
-async def wait_until(check: Callable[[], bool]) -> None:
-    async def poll() -> None:
-        while not check():
-            await asyncio.sleep(0.02)
-
-    await asyncio.wait_for(poll(), TIMEOUT)
 
 
 def descendants(pid: int) -> list[int]:

@@ -15,8 +15,9 @@ import pytest
 
 from rummy.doors.client_env import client_env, default_client_command
 from rummy.doors.forker import Forker, preload_for
-from tests.doors.door_helpers import descendants, env_of, field, host_secrets, process_gone, wait_until
+from tests.doors.door_helpers import descendants, env_of, field, host_secrets, process_gone
 from tests.doors.test_ssh import Screen, connect, open_terminal, serve
+from tests.support import eventually
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pidfds and /proc are Linux's")
 
@@ -88,8 +89,8 @@ async def test_no_child_is_left_behind_after_the_session_closes(
                 conn.close()
             else:
                 conn.abort()  # the network goes away
-            await wait_until(lambda pid=pid: process_gone(pid))  # reaped, not a zombie
-            await wait_until(lambda: descendants(zygote) == [])
+            await eventually(lambda pid=pid: process_gone(pid))  # reaped, not a zombie
+            await eventually(lambda: descendants(zygote) == [])
         assert not process_gone(zygote)  # the parent stays for the next player
     assert process_gone(zygote)  # and goes with the door
 
@@ -120,7 +121,7 @@ async def test_a_lost_parent_leaves_its_players_playing_and_is_replaced(
         conn = await connect(srv, "alice", keys[0])
         screen, pid, _ = await hello(conn)
         os.kill(first, signal.SIGKILL)
-        await wait_until(lambda: process_gone(first))
+        await eventually(lambda: process_gone(first))
         screen.process.stdin.write(b"y")  # the player's client does not notice
         await screen.wait_for(b"KEY 79")
         async with await connect(srv, "bob", keys[1]) as bob:  # the next player gets a new parent
@@ -128,8 +129,8 @@ async def test_a_lost_parent_leaves_its_players_playing_and_is_replaced(
             second = srv.forker.zygote_pid
             assert second not in (None, first) and parent_of(bob_pid) == second
         conn.abort()  # the orphan still ends with its session
-        await wait_until(lambda: ended(pid))
-        await wait_until(lambda: srv.connection_count == 0)
+        await eventually(lambda: ended(pid))
+        await eventually(lambda: srv.connection_count == 0)
 
 
 async def test_any_program_runs_on_its_terminal_with_its_environment_limits_and_status(

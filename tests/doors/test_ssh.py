@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 import os
 import re
 import stat
@@ -37,8 +38,8 @@ from tests.doors.door_helpers import (
     host_secrets,
     process_gone,
     standin,
-    wait_until,
 )
+from tests.support import eventually
 
 GAME_ADDRESS = "127.0.0.1:4567"  # the stand-in only prints it
 
@@ -327,10 +328,10 @@ async def test_dropped_session_ends_and_reaps_the_client(
         await screen.wait_for(b"SIZE")
         assert not process_gone(pid)
         conn.abort()  # the network goes away, no goodbye
-        await wait_until(lambda: process_gone(pid))
-        await wait_until(lambda: srv.connection_count == 0)
+        await eventually(lambda: process_gone(pid))
+        await eventually(lambda: srv.connection_count == 0)
         if fds_before is not None:
-            await wait_until(lambda: _open_fds() <= fds_before)
+            await eventually(lambda: _open_fds() <= fds_before)
 
 
 async def test_closing_the_server_ends_every_client(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:
@@ -352,7 +353,7 @@ async def test_per_address_connection_limit(tmp_path: Path, keys: list[asyncssh.
             await connect(srv, "c", keys[0])
         first.close()
         await first.wait_closed()
-        await wait_until(lambda: srv.connection_count == 1)
+        await eventually(lambda: srv.connection_count == 1)
         third = await connect(srv, "c", keys[0])
         second.close()
         third.close()
@@ -375,7 +376,7 @@ async def test_sockets_that_never_log_in_do_not_lock_their_address_out(
     minute: only connections that logged in count for the per-address cap now."""
     async with await serve(tmp_path / "state", max_per_address=2) as srv:
         idle = [await banner_only(srv.port) for _ in range(6)]
-        await wait_until(lambda: srv.connection_count == 6)
+        await eventually(lambda: srv.connection_count == 6)
         async with await connect(srv, "alice", keys[0]) as conn:
             screen = Screen(await open_terminal(conn))
             await screen.wait_for(b"HELLO name=alice")
@@ -391,7 +392,7 @@ async def test_connections_logging_in_are_bounded_and_one_address_cannot_take_th
     of the oldest of the address holding the most, and one from that address is refused."""
     async with await serve(tmp_path / "state", max_startups=4) as srv:
         idle = [await banner_only(srv.port) for _ in range(4)]
-        await wait_until(lambda: srv.connection_count == 4)
+        await eventually(lambda: srv.connection_count == 4)
         reader, refused = await banner_only(srv.port)  # a fifth from the same address
         with contextlib.suppress(ConnectionResetError):
             await asyncio.wait_for(reader.read(), TIMEOUT)  # is closed at once
@@ -468,11 +469,11 @@ async def test_idle_session_is_closed_with_a_notice(tmp_path: Path, keys: list[a
             # ...and silence ends it, with a line saying why.
             data = await screen.rest()
             assert b"without a key pressed" in data
-        await wait_until(lambda: process_gone(pid))
+        await eventually(lambda: process_gone(pid))
 
 
 async def test_the_idle_notice_and_terminal_reset_reach_a_slow_player(
-    tmp_path: Path, keys: list[asyncssh.SSHKey]
+    tmp_path: Path, keys: list[asyncssh.SSHKey], caplog: pytest.LogCaptureFixture
 ) -> None:
     """The session was cut at once, so what was still queued for a player on a slow
     link was lost: the notice, and the reset that turns off the alternate screen and
@@ -484,8 +485,11 @@ async def test_the_idle_notice_and_terminal_reset_reach_a_slow_player(
         await serve(tmp_path / "state", idle_timeout=3.0, client_argv=standin("--chatter", "6000")) as srv,
         await connect(srv, "alice", keys[0]) as conn,
     ):
+        caplog.set_level(logging.INFO, logger="rummy.server.ssh.server")
         process = await open_terminal(conn)
-        await asyncio.sleep(4.0)  # reading nothing: 6 MB of screen queue up meanwhile
+        # Reading nothing (6 MB of screen queue up meanwhile) until the idle timeout has
+        # struck: a read begun before it would not be a slow player's.
+        await eventually(lambda: "closing idle ssh connection" in caplog.text, timeout=TIMEOUT * 3)
         data = await asyncio.wait_for(process.stdout.read(), TIMEOUT * 3)
     assert b"\x1b[?1049h" in data  # the game's screen was on...
     tail = data[data.rindex(TERMINAL_RESET) :]

@@ -35,8 +35,8 @@ from tests.doors.door_helpers import (
     host_secrets,
     process_gone,
     standin,
-    wait_until,
 )
+from tests.support import eventually
 
 GAME_ADDRESS = "127.0.0.1:4567"  # the stand-in only prints it
 
@@ -237,7 +237,7 @@ async def test_a_browser_keeps_its_state_dir_and_another_browser_never_shares_it
     assert state == f"STATE new dir={expected}"
     assert expected.stat().st_mode & 0o777 == 0o700
     await page.ws.close()
-    await wait_until(lambda: server.session_count == 0)
+    await eventually(lambda: server.session_count == 0)
 
     again = await ann.open()  # a reload, or coming back later in the same browser
     assert await again.line_after(b"STATE") == f"STATE seen dir={expected}"
@@ -349,7 +349,7 @@ async def test_too_big_a_message_ends_only_that_session(
     await calm.wait_for(b"HELLO")
     await page.send("stdin", "x" * 100_000)
     await page.closed()
-    await wait_until(lambda: process_gone(pid))
+    await eventually(lambda: process_gone(pid))
     await calm.send("stdin", "y")
     assert (await calm.line_after(b"KEY")).startswith("KEY 79")
 
@@ -366,7 +366,7 @@ async def test_quitting_the_client_closes_the_page_with_a_reason(
     assert code == CLOSE_CLIENT_ENDED and "exit status 3" in reason
     assert b"KEY 71" in page.data  # its last words reached the page before the close
     assert process_gone(pid)
-    await wait_until(lambda: server.session_count == 0)
+    await eventually(lambda: server.session_count == 0)
 
 
 # -- cleanup -------------------------------------------------------------------------
@@ -392,13 +392,13 @@ async def test_a_closed_page_ends_and_reaps_its_client(tmp_path: Path, ignore_hu
                 f"{NAME_COOKIE}={b.cookie(NAME_COOKIE)}\r\n\r\n".encode()
             )
             assert (await reader.readline()).startswith(b"HTTP/1.1 101")
-            await wait_until(lambda: len(srv.client_pids) == 1)
+            await eventually(lambda: len(srv.client_pids) == 1)
             [pid] = srv.client_pids
             writer.transport.abort()
-            await wait_until(lambda: process_gone(pid))
-            await wait_until(lambda: srv.session_count == 0)
+            await eventually(lambda: process_gone(pid))
+            await eventually(lambda: srv.session_count == 0)
             # The pty, the socket and the pipes are all closed: no fd is left behind either.
-            await wait_until(lambda: set(os.listdir("/proc/self/fd")) <= fds_before)
+            await eventually(lambda: set(os.listdir("/proc/self/fd")) <= fds_before)
         finally:
             await b.close()
 
@@ -452,7 +452,7 @@ async def test_sessions_per_address_are_limited(tmp_path: Path) -> None:
             code, reason = await (await made[2].open()).closed()
             assert code == 1013 and "at most 2" in reason
             await first.ws.close()
-            await wait_until(lambda: srv.session_count == 1)
+            await eventually(lambda: srv.session_count == 1)
             await (await made[2].open()).wait_for(b"HELLO")  # a freed place can be used again
         finally:
             for b in made:
@@ -505,7 +505,7 @@ async def test_an_idle_session_is_closed_with_a_reason(tmp_path: Path) -> None:
             assert srv.session_count == 1
             code, reason = await page.closed()  # ...and silence ends it
             assert code == CLOSE_IDLE and "without a key pressed" in reason
-            await wait_until(lambda: process_gone(pid))
+            await eventually(lambda: process_gone(pid))
         finally:
             await b.close()
 
@@ -554,7 +554,7 @@ async def test_new_sessions_from_one_address_are_rate_limited(
             gone = await b.open()
             await gone.wait_for(b"HELLO")
             await gone.ws.close()
-            await wait_until(lambda: srv.session_count == 0)
+            await eventually(lambda: srv.session_count == 0)
             first = await b.open()
             await first.wait_for(b"HELLO")
             code, reason = await (await b.open()).closed()  # a takeover counts too

@@ -11,12 +11,11 @@ What the page's terminal draws is read as tests/e2e/browser.py explains.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import pytest
 
 from tests.doors.door_helpers import client_pids
 from tests.e2e.browser import PageTerminal, chromium
+from tests.support import eventually
 
 SERVER = Path(sys.executable).parent / "rummy-server"
 
@@ -66,14 +66,6 @@ def web_server(tmp_path: Path) -> Iterator[RunningServer]:
         log.close()
 
 
-async def _poll(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not check():
-        assert loop.time() < deadline, "never came true"
-        await asyncio.sleep(0.05)
-
-
 async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_the_seat(
     web_server: RunningServer,
 ) -> None:
@@ -98,8 +90,10 @@ async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_
         await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
         columns, rows = term.screen.columns, term.screen.lines
         await page.set_viewport_size({"width": 800, "height": 520})
-        await _poll(lambda: term.screen.columns < columns and term.screen.lines < rows)
-        await _poll(lambda: "Quit" in term.screen.display[-1])  # the footer, drawn at the new bottom
+        await eventually(lambda: term.screen.columns < columns and term.screen.lines < rows, timeout=20.0)
+        await eventually(
+            lambda: "Quit" in term.screen.display[-1], timeout=20.0
+        )  # the footer, drawn at the new bottom
         await term.click("New table")
         await term.wait_for(r"Create \(ctrl\+s\)")  # the form, not the footer
         await term.press("Control+s")
@@ -129,7 +123,9 @@ async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_
         await term.wait_for(r"\b8 cards\b")
         assert hand in term.text()
         assert term.sockets == 2
-        await _poll(lambda: len(web_server.clients()) == 1 and first_client not in web_server.clients())
+        await eventually(
+            lambda: len(web_server.clients()) == 1 and first_client not in web_server.clients(), timeout=20.0
+        )
 
         # Another browser with the same name is someone else: the lobby, not that seat.
         other = await browser.new_context(viewport={"width": 1000, "height": 640})
@@ -140,10 +136,10 @@ async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_
         await stranger.wait_for(r"Persian Rummy lobby\s+you are Ann")
         await stranger.wait_for(r"Ann's table\s+playing")
         assert "Your table" not in stranger.text()
-        await _poll(lambda: len(web_server.clients()) == 2)
+        await eventually(lambda: len(web_server.clients()) == 2, timeout=20.0)
 
         # Closing the pages ends their clients: nothing is left running on the host.
         await context.close()
         await other.close()
-        await _poll(lambda: not web_server.clients())
+        await eventually(lambda: not web_server.clients(), timeout=20.0)
         assert not elsewhere, f"the page loaded from elsewhere: {elsewhere}"

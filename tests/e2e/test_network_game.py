@@ -25,6 +25,7 @@ from rummy.engine.bots import make_bot
 from rummy.protocol import Sit
 from tests.client.conftest import screen_text
 from tests.e2e.players import HeadlessPlayer
+from tests.support import eventually
 
 SERVER = Path(sys.executable).parent / "rummy-server"
 
@@ -73,12 +74,10 @@ async def test_four_clients_play_a_whole_game(
     ]
     async with app.run_test(size=(100, 32)) as pilot:
 
-        async def until(check, seconds: float = 20.0) -> None:  # type: ignore[no-untyped-def]
-            for _ in range(int(seconds / 0.02)):
-                if check():
-                    return
-                await pilot.pause(0.02)
-            raise AssertionError("timed out:\n" + screen_text(app))
+        async def until(check) -> None:  # type: ignore[no-untyped-def]
+            await eventually(
+                check, timeout=20.0, pause=pilot.pause, what=lambda: "it; the screen:\n" + screen_text(app)
+            )
 
         await until(
             lambda: app.connection is not None and app.connection.connected and not app.connection_status

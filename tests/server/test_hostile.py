@@ -30,6 +30,7 @@ from rummy.protocol import (
 )
 from rummy.protocol.wire import DrawStockWire
 from rummy.server import Server, start_server
+from tests.support import eventually
 
 from .game_helpers import FAST, close_all, connect, connect_from, play_all, table_of_four
 
@@ -202,7 +203,7 @@ async def test_too_many_connections_from_one_address_are_refused() -> None:
         assert e.fatal
         await extra.until(lambda c: c.closed)
         await kept[0].close()
-        await asyncio.sleep(0.05)  # let the server notice the close
+        await eventually(lambda: len(server.sessions) == 2, what="the server to notice the close")
         again = await connect(server, "P3")  # a place freed up
         await close_all([*kept[1:], extra, again])
     finally:
@@ -277,8 +278,7 @@ async def test_a_peer_that_never_reads_is_dropped_before_it_eats_memory() -> Non
         sock.connect((server.host, server.port))
         _, writer = await asyncio.open_connection(sock=sock)
         writer.write(raw({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": "Sloth"}))
-        while not any(s.name == "Sloth" for s in server.sessions):
-            await asyncio.sleep(0.01)
+        await eventually(lambda: any(s.name == "Sloth" for s in server.sessions))
         # A congested path: the kernel holds little for this peer, so what it does not
         # read piles up in the server's own buffer.
         sloth = next(s for s in server.sessions if s.name == "Sloth")
@@ -287,11 +287,7 @@ async def test_a_peer_that_never_reads_is_dropped_before_it_eats_memory() -> Non
         writer.write(asks)  # ~90 copies of the table list asked for, none read
         await writer.drain()
 
-        async def dropped() -> None:
-            while not server.stats["slow_reader"]:
-                await asyncio.sleep(0.01)
-
-        await asyncio.wait_for(dropped(), 10)
+        await eventually(lambda: server.stats["slow_reader"])
         assert not any(s.name == "Sloth" for s in server.sessions)
         await still_serves(owners[0])
         writer.close()

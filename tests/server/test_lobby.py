@@ -3,8 +3,6 @@ table list encoded once and shared, bounded, and costed in the rate limit."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -34,6 +32,7 @@ from rummy.server.master import TableMaster as Table
 from rummy.server.master import Visitor
 from rummy.server.options import ServerOptions
 from rummy.server.storage import Storage
+from tests.support import eventually
 
 from .game_helpers import FAST, close_all, connect, connect_from
 
@@ -71,10 +70,12 @@ async def test_lobby_pauses_while_playing_and_catches_up_after() -> None:
         assert isinstance(await ann.request(Start), Ok)
         # No turn timer: the game waits for Ann's turn, so it is still being played below.
         await ann.until(lambda c: c.table is not None and c.table.status == "playing")
+        eve = await connect(server, "Eve", lobby=True)  # a follower who is not playing
         bob = await connect(server, "Bob")
         other = await bob.request(CreateTable, name="Bob's", options=TableOptions())
         assert isinstance(other, Seated)
-        await asyncio.sleep(0.3)  # many lobby intervals
+        # Pushed to every follower not playing: so Ann's pause is what keeps it from her.
+        await eve.until(lambda c: other.table_id in c.lobby)
         assert server.lobby.tables[seated.table_id].status == "playing"
         assert other.table_id not in ann.lobby  # paused while Ann plays
         lists = sum(isinstance(m, Lobby) for m in ann.received)
@@ -82,7 +83,7 @@ async def test_lobby_pauses_while_playing_and_catches_up_after() -> None:
         await ann.until(lambda c: other.table_id in c.lobby)
         assert ann.lobby[other.table_id].name == "Bob's"
         assert sum(isinstance(m, Lobby) for m in ann.received) == lists + 1  # the whole list
-        await close_all([ann, bob])
+        await close_all([ann, bob, eve])
     finally:
         await server.close()
 
@@ -279,9 +280,3 @@ async def test_a_follower_that_has_not_read_its_last_push_is_skipped_until_it_ha
     finally:
         await lobby.stop()
         await storage.close()
-
-
-async def eventually(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.01)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from rummy.net import Client
 from rummy.protocol import (
@@ -24,6 +23,7 @@ from rummy.protocol import (
     errors,
 )
 from rummy.server import Server, start_server
+from tests.support import eventually
 
 from .game_helpers import FAST, close_all, connect, connect_from, server
 
@@ -44,12 +44,6 @@ async def open_and_leave(c: Client) -> Seated | Error:
     assert isinstance(await c.request(Start), Ok)
     assert isinstance(await c.request(Leave), Ok)
     return seated
-
-
-async def until(check: Any, timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not check():
-            await asyncio.sleep(0.01)
 
 
 async def test_one_connection_and_one_address_open_only_so_many_tables() -> None:
@@ -95,7 +89,7 @@ async def test_a_game_whose_people_are_all_gone_ends_after_a_while() -> None:
         first = await open_and_leave(mallory)
         second = await open_and_leave(mallory)
         assert isinstance(first, Seated) and isinstance(second, Seated)
-        await until(lambda: not server.lobby.tables)
+        await eventually(lambda: not server.lobby.tables)
         refused = await mallory.request(Rejoin, token=first.token)
         assert isinstance(refused, Error) and refused.code == errors.BAD_TOKEN
         assert isinstance(await open_and_leave(mallory), Seated)  # the quota was given back
@@ -134,7 +128,7 @@ async def test_a_deserted_game_restored_after_a_restart_ends_too(tmp_path: Path)
     server = await start_server(db_path=db, **{**QUOTAS, "keep_deserted": 0.2, "abandon_after": 0.2})
     try:
         assert seated.table_id in server.lobby.tables
-        await until(lambda: not server.lobby.tables)
+        await eventually(lambda: not server.lobby.tables)
         ann = await Client.connect(server.host, server.port)
         welcome = await ann.request(Hello, version=PROTOCOL_VERSION, name="Ann", token=seated.token)
         assert isinstance(welcome, Welcome) and welcome.table_id is None and welcome.token_refused

@@ -16,6 +16,7 @@ from rummy.protocol.wire import PassWire
 from rummy.server import Server, start_server
 from rummy.server import statements as sql
 from rummy.server.storage import Storage
+from tests.support import eventually
 
 from .game_helpers import FAST, close_all, connect, play_all, server, table_of_four
 
@@ -103,15 +104,17 @@ async def test_a_move_that_cannot_be_saved_is_refused_and_changes_nothing(server
 
 
 @contextlib.contextmanager
-def disk_full(storage: Storage) -> Iterator[None]:
-    """Every write fails as on a full disk while inside."""
+def disk_full(storage: Storage) -> Iterator[list[object]]:
+    """Every write fails as on a full disk while inside; the list holds the writes tried."""
+    tried: list[object] = []
 
     async def failing(statements: object) -> None:
+        tried.append(statements)
         raise sqlite3.OperationalError("database or disk is full")
 
     storage.write = failing  # type: ignore[method-assign]
     try:
-        yield
+        yield tried
     finally:
         del storage.write  # type: ignore[method-assign]
 
@@ -161,14 +164,11 @@ async def test_a_table_closed_by_the_sweeper_stays_open_until_that_is_saved() ->
     try:
         ann, bob, table_id = await _waiting_table(server)
         table = server.lobby.tables[table_id]
-        with disk_full(server.storage):
+        with disk_full(server.storage) as tried:
             await close_all([ann, bob])
-            for _ in range(10):  # several sweeps while the disk is full
-                await asyncio.sleep(0.05)
+            await eventually(lambda: len(tried) >= 3, what="several sweeps trying to close it")
             assert server.lobby.tables.get(table_id) is table and not table.closed
-        async with asyncio.timeout(10):
-            while table_id in server.lobby.tables:
-                await asyncio.sleep(0.01)
+        await eventually(lambda: table_id not in server.lobby.tables)
         assert table.closed
     finally:
         await server.close()
