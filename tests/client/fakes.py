@@ -19,6 +19,7 @@ from rummy.protocol import (
     event_to_wire,
     view_to_wire,
 )
+from tests.support import play_until
 
 
 class RecordingConnection:
@@ -91,10 +92,13 @@ def table_info(
 def advance_to(game: Game, seat: int) -> list[Any]:
     """Let seeded random bots play until it is ``seat``'s turn; returns the events."""
     rng = random.Random(1)
-    events: list[Any] = []
-    while game.phase in ("draw", "meld") and game.current != seat:
-        events += game.apply(make_bot("random", rng).choose(view_for(game, game.current)))
-    return events
+    return list(
+        play_until(
+            game,
+            lambda g: make_bot("random", rng).choose(view_for(g, g.current)),
+            lambda g: g.phase not in ("draw", "meld") or g.current == seat,
+        )
+    )
 
 
 def game_update(table_id: int, game: Game, seat: int | None, events: list[Any] | None = None) -> GameUpdate:

@@ -47,6 +47,7 @@ from rummy.engine.bots.planning import GOING_OUT, TableState, best_plan, lay_off
 from rummy.engine.cards import POINTS
 from rummy.engine.positions import position
 from rummy.sim import simulate
+from tests.support import at_random, by_bots, play_until
 
 QUICK = Budget(iterations=4)  # searching bots think briefly here: the tests are about rules
 
@@ -105,12 +106,7 @@ def test_bots_choose_only_legal_moves_and_finish_games(seating: Seating, lineup:
     for seed in range(3):
         game = Game(seed, seating=seating)
         bots = [SpyBot(make_bot(name, random.Random(seed * 4 + s))) for s, name in enumerate(lineup)]
-        moves = 0
-        while not game.is_over:
-            seat = game.current
-            game.apply(bots[seat].choose(view_for(game, seat)), seat=seat)
-            moves += 1
-            assert moves < 5000, "the game does not end"
+        play_until(game, by_bots(bots), limit=5000)
         assert len(game.results) == 2
         assert all(b.calls > 0 for b in bots)
 
@@ -172,8 +168,7 @@ def test_same_rng_same_game() -> None:
     def play() -> tuple[Move, ...]:
         game = Game(42, seating="chosen")
         bots = [make_bot(n, random.Random(7 + s)) for s, n in enumerate(("heuristic", "random") * 2)]
-        while not game.is_over:
-            game.apply(bots[game.current].choose(view_for(game, game.current)))
+        play_until(game, by_bots(bots))
         return game.record().moves
 
     assert play() == play()
@@ -196,10 +191,13 @@ def test_easy_bot_takes_a_discard_that_melds_and_goes_out_R4_1_R4_4() -> None:
     bot = EasyBot(random.Random(0))
     assert bot.choose(view_for(game, 0)) == TakeDiscard(1, tuple(sorted(parse_cards("Qh Qd Qs"))))
     game = position(["7h 8h 9h Kc", "", "", ""], melds=[("Kd Ks Kh", 1)], phase="meld")
-    while game.phase == "meld":
+
+    def melding(game: Game) -> Move:
         move = bot.choose(view_for(game, 0))
         assert not isinstance(move, Discard)
-        game.apply(move)
+        return move
+
+    play_until(game, melding, lambda g: g.phase != "meld")
     assert game.results[-1].went_out == 0
 
 
@@ -237,10 +235,13 @@ def test_heuristic_goes_out_when_it_can_R4_4() -> None:
     """R4.4: the bot melds and lays off its whole hand, and goes out."""
     game = position(["7h 8h 9h Kc", "", "", ""], melds=[("Kd Ks Kh", 1)], phase="meld")
     bot = HeuristicBot(random.Random(0))
-    while game.phase == "meld":
+
+    def melding(game: Game) -> Move:
         move = bot.choose(view_for(game, 0))
         assert not isinstance(move, Discard)
-        game.apply(move)
+        return move
+
+    play_until(game, melding, lambda g: g.phase != "meld")
     assert game.results[-1].went_out == 0
 
 
@@ -300,8 +301,7 @@ def test_heuristic_keeps_a_card_that_may_meld_early_in_the_deal() -> None:
 def test_heuristic_next_deal() -> None:
     game = Game(8, seating="chosen")
     rng = random.Random(0)
-    while game.phase != "deal_over":
-        game.apply(rng.choice(game.legal_moves()))
+    play_until(game, at_random(rng), lambda g: g.phase == "deal_over")
     assert _choose(game, game.current) == NextDeal()
 
 
@@ -335,11 +335,10 @@ def test_heuristic_remembers_what_an_opponent_took_R9_1() -> None:
     south = HeuristicBot(random.Random(0))
 
     def south_plays(bot: HeuristicBot, game: Game) -> list[Move]:
-        played = []
-        while game.current == 0:
-            move = bot.choose(view_for(game, 0))
-            game.apply(move)
-            played.append(move)
+        played: list[Move] = []
+        play_until(
+            game, by_bots([bot] * 4), lambda g: g.current != 0, after=lambda _, move: played.append(move)
+        )
         return played
 
     assert south_plays(south, game)[0] == DrawStock()

@@ -17,11 +17,11 @@ from rummy.engine import (
     deal_pack,
     draw_for_partners,
 )
+from tests.support import at_random, play_until
 
 
 def play_randomly(game: Game, rng: random.Random, until_phase: str = "game_over") -> None:
-    while game.phase != until_phase:
-        game.apply(rng.choice(game.legal_moves()))
+    play_until(game, at_random(rng), lambda g: g.phase == until_phase)
 
 
 def test_a_game_is_exactly_two_deals_R3_1() -> None:
@@ -35,8 +35,7 @@ def test_a_game_is_exactly_two_deals_R3_1() -> None:
     events = game.apply(NextDeal())
     assert isinstance(events[0], DealStarted) and events[0].deal == 2 and game.deal == 2
     assert game.phase == "draw"
-    while not game.is_over:
-        events = game.apply(rng.choice(game.legal_moves()))
+    events = play_until(game, at_random(rng))
     assert isinstance(events[-1], GameEnded)
     assert [r.deal for r in game.results] == [1, 2]
     assert game.legal_moves() == []

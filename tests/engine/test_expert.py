@@ -15,6 +15,7 @@ from rummy.engine import (
     DrawStock,
     Game,
     LayOff,
+    Move,
     NewMeld,
     PlayerView,
     TakeDiscard,
@@ -27,6 +28,7 @@ from rummy.engine.bots.expert import Search, WorldSampler, turn_plans
 from rummy.engine.bots.memory import PileMemory
 from rummy.engine.positions import position
 from rummy.sim import play_game
+from tests.support import by_bots, play_until
 
 from .test_bots import SpyBot, _hide_differently
 
@@ -38,10 +40,13 @@ def _midgame(seed: int, moves: int, phase: str | None = None) -> Game:
     ``phase``, played on to the next turn in that phase."""
     game = Game(seed, seating="chosen")
     bots = [make_bot("heuristic", random.Random(seed * 4 + s)) for s in range(4)]
-    played = 0
-    while game.phase in ("draw", "meld") and (played < moves or (phase and game.phase != phase)):
-        game.apply(bots[game.current].choose(view_for(game, game.current)))
-        played += 1
+
+    def there(game: Game) -> bool:
+        return game.phase not in ("draw", "meld") or (
+            len(game.moves) >= moves and not (phase and game.phase != phase)
+        )
+
+    play_until(game, by_bots(bots), there)
     return game
 
 
@@ -51,10 +56,7 @@ def test_expert_plays_only_legal_moves_and_finishes_games_R4() -> None:
     for seed, seating in ((1, "chosen"), (2, "draw")):
         game = Game(seed, seating=seating)
         bots = [SpyBot(ExpertBot(random.Random(seed * 4 + s), QUICK)) for s in range(4)]
-        while not game.is_over:
-            seat = game.current
-            game.apply(bots[seat].choose(view_for(game, seat)), seat=seat)
-            assert len(game.moves) < 3000, "the game does not end"
+        play_until(game, by_bots(bots), limit=3000)
         assert len(game.results) == 2 and all(b.calls > 0 for b in bots)
 
 
@@ -130,10 +132,13 @@ def test_expert_goes_out_when_it_can_R4_4() -> None:
     """R4.4: with a hand that melds and lays off entirely, the expert goes out."""
     game = position(["7h 8h 9h Kc", "", "", ""], melds=[("Kd Ks Kh", 1)], phase="meld")
     bot = ExpertBot(random.Random(0), Budget(20))
-    while game.phase == "meld":
+
+    def melding(game: Game) -> Move:
         move = bot.choose(view_for(game, 0))
         assert not isinstance(move, Discard)
-        game.apply(move)
+        return move
+
+    play_until(game, melding, lambda g: g.phase != "meld")
     assert game.results[-1].went_out == 0
 
 

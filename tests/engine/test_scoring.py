@@ -20,6 +20,7 @@ from rummy.engine import (
 )
 from rummy.engine.positions import c, cards, meld, position, take
 from rummy.engine.scoring import DealResult
+from tests.support import at_random, play_until
 
 from .oracle import card_points
 
@@ -170,8 +171,7 @@ def test_random_games_total_the_deals_R7_5() -> None:
     for seed in range(5):
         game = Game(seed)
         rng = random.Random(seed)
-        while not game.is_over:
-            game.apply(rng.choice(game.legal_moves()))
+        play_until(game, at_random(rng))
         assert len(game.results) == 2
         for team in (0, 1):
             assert game.totals()[team] == sum(r.scores[team].total for r in game.results)

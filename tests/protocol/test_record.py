@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from rummy.engine import ENGINE_VERSION, Discard, DrawStock, Game, view_for
+from rummy.engine import ENGINE_VERSION, Discard, DrawStock, Game
 from rummy.engine.bots import make_bot
 from rummy.protocol.record import (
     MAX_RECORD_BYTES,
@@ -25,6 +25,7 @@ from rummy.protocol.record import (
     replay_record,
 )
 from rummy.protocol.wire import move_to_wire, result_to_wire
+from tests.support import by_bots, play_until
 
 RECORDS = Path(__file__).parents[1] / "fixtures" / "records"
 # The records written with engine revision 1. A missing one is a failure, not a skip.
@@ -74,8 +75,7 @@ def test_the_kept_records_cover_the_rare_endings() -> None:
 def finished_game(seed: int = 11) -> Game:
     game = Game(seed, "draw")
     bot = make_bot("heuristic", random.Random(seed))
-    while not game.is_over:
-        game.apply(bot.choose(view_for(game, game.current)))
+    play_until(game, by_bots([bot] * 4))
     return game
 
 

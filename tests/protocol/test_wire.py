@@ -20,6 +20,7 @@ from rummy.protocol import (
     view_from_wire,
     view_to_wire,
 )
+from tests.support import by_bots, play_until
 
 _views = msgspec.msgpack.Decoder(ViewWire)
 _events = msgspec.msgpack.Decoder(EventWire)
@@ -34,11 +35,12 @@ def whole_game(seed: int) -> tuple[Game, list[Game], list[Move]]:
     game = Game(seed)
     bots = [make_bot("heuristic", random.Random(seed * 10 + s)) for s in range(4)]
     states, moves = [game.clone()], []
-    while not game.is_over:
-        move = bots[game.current].choose(view_for(game, game.current))
-        game.apply(move)
+
+    def keep(game: Game, move: Move) -> None:
         moves.append(move)
         states.append(game.clone())
+
+    play_until(game, by_bots(bots), after=keep)
     return game, states, moves
 
 
