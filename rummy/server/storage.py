@@ -17,7 +17,7 @@ Durability: WAL with ``synchronous=FULL`` (the default) syncs the log at every
 commit, so a committed move survives SIGKILL and power loss alike; grouping
 keeps that to one fsync per batch (about 3 ms here). ``sync="normal"`` skips
 that fsync: a commit is then in the operating system's hands when it returns,
-which still survives SIGKILL of the server (the issue's requirement) but not a
+which still survives SIGKILL of the server (a crash loses nothing acknowledged) but not a
 power cut; an operator may choose it for a slow disk (``rummy-server --sync``).
 """
 
