@@ -78,13 +78,26 @@ class Meld:
     def of_kind(cls, meld_id: int, kind: MeldKind, cards: Sequence[Card], seat: int) -> Meld:
         """``new`` for cards already known to form a meld of ``kind`` (``meld_kind``)."""
         ordered = sorted(cards, key=RANK.__getitem__) if kind == "run" else list(cards)
-        meld = cls(meld_id, kind, ordered, [seat] * len(ordered), seat)
-        meld.four_at_once = kind != "run" and len(ordered) == 4
+        four_at_once = kind != "run" and len(ordered) == 4
+        return cls.of(meld_id, kind, ordered, [seat] * len(ordered), seat, four_at_once)
+
+    @classmethod
+    def of(
+        cls,
+        meld_id: int,
+        kind: MeldKind,
+        cards: list[Card],
+        owners: list[int],
+        laid_by: int,
+        four_at_once: bool,
+    ) -> Meld:
+        """A meld whose ``cards`` form ``kind`` (checked by the caller), a run's in rank
+        order, as it lies on the table; fills in what follows from its cards."""
         if kind == "run":
-            meld.low, meld.high, meld.suit = RANK[ordered[0]], RANK[ordered[-1]], SUIT[ordered[0]]
-        elif kind == "set":
-            meld.rank = RANK[ordered[0]]
-        return meld
+            low, high, suit = RANK[cards[0]], RANK[cards[-1]], SUIT[cards[0]]
+            return cls(meld_id, kind, cards, owners, laid_by, four_at_once, low, high, suit)
+        rank = RANK[cards[0]] if kind == "set" else 0
+        return cls(meld_id, kind, cards, owners, laid_by, four_at_once, rank=rank)
 
     def accepts(self, card: Card) -> bool:
         """Whether ``card`` alone may be laid off on this meld now (R5.4)."""

@@ -46,6 +46,8 @@ from ..engine import (
     TakeDiscard,
     TeamScore,
     WentOut,
+    meld_kind,
+    rank,
 )
 
 # --- scalar types: decoding checks the ranges ----------------------------------
@@ -258,17 +260,12 @@ def _meld_to_wire(m: Meld) -> MeldWire:
 
 
 def _meld_from_wire(w: MeldWire) -> Meld:
-    try:
-        meld = Meld.new(w.id, w.cards, w.laid_by)  # checks the cards and fills in the rest
-    except ValueError:
-        raise ValueError(f"meld {w.id} is not a {w.kind}") from None
-    if meld.kind != w.kind or len(w.owners) != len(w.cards):
+    cards = w.cards
+    if meld_kind(cards) != w.kind or len(w.owners) != len(cards):
         raise ValueError(f"meld {w.id} is not a {w.kind}")
-    if meld.cards != w.cards:  # Meld.new puts a run in rank order; owners are in the wire's
+    if w.kind == "run" and rank(cards[0]) > rank(cards[-1]):
         raise ValueError(f"run {w.id} is not in rank order")
-    meld.owners = list(w.owners)
-    meld.four_at_once = w.four_at_once  # the wire says how it was laid; Meld.new cannot know
-    return meld
+    return Meld.of(w.id, w.kind, list(cards), list(w.owners), w.laid_by, w.four_at_once)
 
 
 def partner_draw_to_wire(d: PartnerDraw) -> PartnerDrawWire:
