@@ -39,7 +39,7 @@ import msgspec
 
 from rummy.engine import Game, view_for
 from rummy.engine.bots import make_bot
-from rummy.protocol.codec import HEADER, encode
+from rummy.protocol.codec import MAX_CLIENT_FRAME, MAX_SERVER_FRAME, FrameSplitter, encode
 from rummy.protocol.messages import PROTOCOL_VERSION, GameUpdate, Hello, MoveRequest, Ok, Welcome
 from rummy.protocol.wire import event_to_wire, move_to_wire, view_to_wire
 
@@ -70,25 +70,13 @@ def real_frames() -> tuple[bytes, bytes, bytes, bytes]:
     return encode(welcome), encode(push), encode(move), encode(Ok(id=7))
 
 
-def whole_frames(buffer: bytearray) -> list[bytes]:
-    """Cut the whole frames off the front of ``buffer``: their payloads."""
-    payloads = []
-    while len(buffer) >= HEADER:
-        size = int.from_bytes(buffer[:HEADER], "big")
-        if len(buffer) < HEADER + size:
-            break
-        payloads.append(bytes(buffer[HEADER : HEADER + size]))
-        del buffer[: HEADER + size]
-    return payloads
-
-
 # --- the echo server ----------------------------------------------------------------------
 
 
 class EchoConnection(asyncio.Protocol):
     def __init__(self, server: EchoServer) -> None:
         self.server = server
-        self.buffer = bytearray()
+        self.frames = FrameSplitter(MAX_CLIENT_FRAME)  # the protocol's own cutter
         self.transport: asyncio.Transport | None = None
         self.table: list[EchoConnection] = []
 
@@ -98,8 +86,7 @@ class EchoConnection(asyncio.Protocol):
         self.table = self.server.seat(self)
 
     def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        for payload in whole_frames(self.buffer):
+        for payload in self.frames.feed(data):
             self.answer(self.server.decoder.decode(payload))
 
     def answer(self, head: _Head) -> None:
@@ -142,7 +129,7 @@ async def serve() -> None:
 class Seat(asyncio.Protocol):
     def __init__(self, run: Run, table: int, index: int) -> None:
         self.run, self.table, self.index = run, table, index
-        self.buffer = bytearray()
+        self.frames = FrameSplitter(MAX_SERVER_FRAME)
         self.transport: asyncio.Transport | None = None
         self.waiting: asyncio.Future[None] | None = None
 
@@ -151,8 +138,7 @@ class Seat(asyncio.Protocol):
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        for payload in whole_frames(self.buffer):
+        for payload in self.frames.feed(data):
             head = self.run.decoder.decode(payload)
             if head.type in ("ok", "welcome") and self.waiting is not None and not self.waiting.done():
                 self.waiting.set_result(None)

@@ -22,7 +22,7 @@ from random import Random
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rummy.engine import Game, view_for
+from rummy.engine import Game, team_of, view_for
 from rummy.engine.bots import Budget, ExpertBot, make_bot
 from rummy.sim import percentile
 
@@ -41,7 +41,9 @@ def main() -> int:
     for i in range(args.games):
         game = Game(args.seed * 1_000_003 + i, seating="chosen")
         bots = [
-            ExpertBot(Random(4 * i + s), budget) if s % 2 == 0 else make_bot("heuristic", Random(4 * i + s))
+            ExpertBot(Random(4 * i + s), budget)
+            if team_of(s) == 0
+            else make_bot("heuristic", Random(4 * i + s))
             for s in range(4)
         ]
         while not game.is_over:
