@@ -90,7 +90,9 @@ async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_
         await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
         columns, rows = term.screen.columns, term.screen.lines
         await page.set_viewport_size({"width": 800, "height": 520})
-        await eventually(lambda: term.screen.columns < columns and term.screen.lines < rows, timeout=20.0)
+        await eventually(
+            lambda: term.screen.columns < columns and term.screen.lines < rows, timeout=20.0, interval=0.05
+        )
         await eventually(
             lambda: "Quit" in term.screen.display[-1], timeout=20.0
         )  # the footer, drawn at the new bottom
@@ -136,10 +138,10 @@ async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_
         await stranger.wait_for(r"Persian Rummy lobby\s+you are Ann")
         await stranger.wait_for(r"Ann's table\s+playing")
         assert "Your table" not in stranger.text()
-        await eventually(lambda: len(web_server.clients()) == 2, timeout=20.0)
+        await eventually(lambda: len(web_server.clients()) == 2, timeout=20.0, interval=0.05)
 
         # Closing the pages ends their clients: nothing is left running on the host.
         await context.close()
         await other.close()
-        await eventually(lambda: not web_server.clients(), timeout=20.0)
+        await eventually(lambda: not web_server.clients(), timeout=20.0, interval=0.05)
         assert not elsewhere, f"the page loaded from elsewhere: {elsewhere}"
