@@ -181,7 +181,7 @@ def test_an_away_players_turn_is_played_by_a_stand_in_and_said_so() -> None:
     stored(t.start(ANN, request_id=1))
     game = t.game
     assert game is not None
-    mover = (ANN, BOB, CY, DEE)[game.partner_draw.seat_of_player.index(game.current)]
+    mover = (ANN, BOB, CY, DEE)[game.partner_draw.seat_of_chair.index(game.current)]
     gone = stored(t.detach(mover.id))
     assert mover.id in gone.gone and len(gone.think) == 1  # a bot now plays that seat
     think = gone.think[0]
