@@ -485,7 +485,7 @@ async def test_the_idle_notice_and_terminal_reset_reach_a_slow_player(
         await serve(tmp_path / "state", idle_timeout=3.0, client_argv=standin("--chatter", "6000")) as srv,
         await connect(srv, "alice", keys[0]) as conn,
     ):
-        caplog.set_level(logging.INFO, logger="rummy.server.ssh.server")
+        caplog.set_level(logging.INFO, logger="rummy.doors.ssh.server")
         process = await open_terminal(conn)
         # Reading nothing (6 MB of screen queue up meanwhile) until the idle timeout has
         # struck: a read begun before it would not be a slow player's.
