@@ -83,7 +83,8 @@ class PartnerDrawWire(msgspec.Struct, kw_only=True):
 
     seating: Seating
     rounds: Annotated[list[Annotated[list[tuple[Seat, Card]], Meta(max_length=4)]], Meta(max_length=56)]
-    seat_of_chair: tuple[Seat, Seat, Seat, Seat]
+    # The engine's seat_of_chair; on the wire it keeps the name clients know it by.
+    seat_of_chair: tuple[Seat, Seat, Seat, Seat] = msgspec.field(name="seat_of_player")
     first_dealer: Seat
 
 
@@ -279,7 +280,7 @@ def partner_draw_to_wire(d: PartnerDraw) -> PartnerDrawWire:
 
 def partner_draw_from_wire(w: PartnerDrawWire) -> PartnerDraw:
     if sorted(w.seat_of_chair) != [0, 1, 2, 3]:
-        raise ValueError("seat_of_chair is not a permutation of the four seats")
+        raise ValueError("seat_of_player is not a permutation of the four seats")
     return PartnerDraw(
         w.seating,
         tuple(tuple(tuple(pair) for pair in r) for r in w.rounds),  # type: ignore[misc]

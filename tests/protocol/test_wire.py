@@ -108,7 +108,7 @@ def _wire_view(seed: int = 4) -> dict[str, object]:
         lambda v: v["melds"][0].update(cards=[0, 13, 40]),  # not a meld
         lambda v: v["melds"][0].update(kind="jokers"),  # the wrong kind
         lambda v: v.update(hand=None),  # a seat without a hand
-        lambda v: v["partner_draw"].update(seat_of_chair=[0, 0, 1, 2]),
+        lambda v: v["partner_draw"].update(seat_of_player=[0, 0, 1, 2]),
     ],
 )
 def test_an_inconsistent_view_is_refused(change: object) -> None:

@@ -104,7 +104,7 @@ def to_view(v: dict[str, Any]) -> PlayerView:
     draw = PartnerDraw(
         d["seating"],
         tuple(tuple(tuple(p) for p in r) for r in d["rounds"]),
-        tuple(d["seat_of_chair"]),
+        tuple(d["seat_of_player"]),
         d["first_dealer"],
     )
     results = tuple(
