@@ -41,7 +41,7 @@ class ServerOptions:
     lobby_cost: int = 10  # tokens a whole table list costs (lobby_subscribe, hello with lobby)
     # Tokens a request costs that sends much: a chat line (to everyone at the table), a
     # watch or a rejoin (the table, the game as seen from there, the recent chat).
-    push_cost: int = 10
+    push_cost: int = 20  # a watch at most once a second: at twice that, watchers doubled honest p99
     bad_frame_cost: int = 5  # a frame that cannot be read: our clients never send one
     # Tokens a history page or a game's record costs: a read of the archive and a long
     # answer (a record is some 20 KB), so at most two a second, in bursts of six.
