@@ -24,6 +24,8 @@ from rummy.protocol import (
     ClientMessage,
     Error,
     Hello,
+    Ping,
+    Pong,
     ProtocolError,
     ServerMessage,
     encode,
@@ -32,6 +34,10 @@ from rummy.protocol import errors as codes
 
 FIRST_PAUSE = 0.5
 LONGEST_PAUSE = 10.0
+# The server closes a connection that is not at a table and sends nothing for 15
+# minutes (its idle timeout): a player reading the lobby that long is still here,
+# so the client says so now and then.
+KEEPALIVE = 240.0
 # Fatal errors after which trying again cannot help: say so and stop.
 FINAL = {codes.VERSION, codes.REPLACED, codes.BAD_NAME}
 
@@ -137,6 +143,7 @@ class Connection:
         self._writer = writer
         self._pending.clear()
         final: str | None = None
+        keepalive = asyncio.ensure_future(self._keep_alive())
         try:
             self.request(Hello, version=PROTOCOL_VERSION, name=self.name, token=self.token(), lobby=True)
             self.connected = True
@@ -151,10 +158,16 @@ class Connection:
         except (OSError, ConnectionError):
             pass
         finally:
+            keepalive.cancel()
             self.connected = False
             self._writer = None
             writer.close()
         return final
+
+    async def _keep_alive(self) -> None:
+        while True:
+            await asyncio.sleep(KEEPALIVE)
+            self.request(Ping)
 
     def _deliver(self, item: ServerMessage | ProtocolError) -> str | None:
         if isinstance(item, ProtocolError):  # the server sent something unreadable
@@ -163,6 +176,8 @@ class Connection:
         request_id = getattr(item, "id", None)
         if request_id is not None:
             kind = self._pending.pop(request_id, None)
+        if isinstance(item, Pong):
+            return None  # the answer to the keep-alive: nothing for the app
         self.post(ServerSaid(item, kind))
         if isinstance(item, Error) and item.fatal and item.code in FINAL:
             return item.text

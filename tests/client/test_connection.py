@@ -8,8 +8,11 @@ import asyncio
 import socket
 from pathlib import Path
 
+import pytest
+
 from rummy.client.connection import ConnectionChanged
-from rummy.protocol import CreateTable, Seated, TableOptions
+from rummy.net import Client
+from rummy.protocol import PROTOCOL_VERSION, CreateTable, Error, Hello, Seated, TableOptions, errors
 from rummy.server import start_server
 from tests.e2e.players import HeadlessPlayer
 from tests.support import eventually
@@ -70,3 +73,23 @@ async def test_an_unreachable_server_is_said_in_words() -> None:
     finally:
         await connection.close()
         task.cancel()
+
+
+async def test_a_player_in_the_lobby_is_kept_past_the_idle_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server closes a connection not at a table that sends nothing for its idle
+    timeout: the client says it is still there now and then (a ping), so a player
+    reading the lobby is not cut off; a client that does not is."""
+    monkeypatch.setattr("rummy.client.connection.KEEPALIVE", 0.05)
+    server = await start_server(**FAST, idle_timeout=0.5)
+    player = await HeadlessPlayer(server.host, server.port, "Ann").start()
+    silent = await Client.connect(server.host, server.port)
+    try:
+        await silent.request(Hello, version=PROTOCOL_VERSION, name="Sid")
+        await silent.until(lambda c: c.closed, timeout=10)  # the idle timeout struck
+        assert any(isinstance(e, Error) and e.code == errors.IDLE_TIMEOUT for e in silent.errors)
+        assert server.stats[errors.IDLE_TIMEOUT] == 1  # the silent one only, never the player
+        assert player.status == "connected" and player.welcome is not None
+    finally:
+        await silent.close()
+        await player.close()
+        await server.close()
