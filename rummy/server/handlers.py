@@ -131,7 +131,7 @@ async def handle(s: Connection, msg: ClientMessage, host: Host) -> None:
             table = _my_table(s, lobby)
             table.chat_or_refuse()  # before the cleaning: the table's budget bounds that work too
             text = sanitize(msg.text, CHAT_LIMIT)
-            await _at_my_table(s, lobby, lambda t: t.chat(you, text, msg.id))
+            await lobby.run(table.id, lambda t: t.chat(you, text, msg.id))
         case Ping():
             s.send(Pong(id=msg.id, time=time.time()))
         case History():

@@ -80,9 +80,6 @@ class Lobby:
 
     # --- the tables and who is at them -----------------------------------------------------
 
-    def runner(self, table_id: int) -> TableRunner:
-        return self._runners[table_id]
-
     def run(self, table_id: int, make: Callable[[TableMaster], Change]) -> Any:
         """Run the change ``make(table)`` at table ``table_id`` (awaitable)."""
         runner = self._runners.get(table_id)

@@ -752,11 +752,10 @@ class TableMaster:
             events = game.apply(move, seat)
         except IllegalMove as illegal:
             raise Refused(illegal.code, illegal.message) from None
-        trial = game
         writes = [sql.add_move(self.game_id, n, move_to_wire(move), auto)]
-        if trial.is_over:
-            results = msgspec.to_builtins([result_to_wire(r) for r in trial.results])
-            writes.append(sql.finish_game(self.game_id, trial.totals(), results))
+        if game.is_over:
+            results = msgspec.to_builtins([result_to_wire(r) for r in game.results])
+            writes.append(sql.finish_game(self.game_id, game.totals(), results))
 
         def undo() -> None:  # the game as it was, replayed from its seed and first n moves
             before = GameRecord(game.seed, game.seating, tuple(game.moves[:n]))
@@ -766,15 +765,15 @@ class TableMaster:
             self._tell(events, auto)
             if reply_to is not None:  # the mover's ok goes out first, in one write with its push
                 self._send(reply_to[0], encode(Ok(id=reply_to[1])))
-            if trial.is_over:
+            if game.is_over:
                 self.status = "finished"
-                self.tally.add([self.chair_of_seat(seat).name for seat in range(4)], trial.totals())
+                self.tally.add([self.chair_of_seat(seat).name for seat in range(4)], game.totals())
                 self.last_finished = self.game_id
-                log.info("table %s: game %s over, totals %s", self.id, self.game_id, trial.totals())
-            if trial.phase in ("deal_over", "game_over") or was_deal_over:
+                log.info("table %s: game %s over, totals %s", self.id, self.game_id, game.totals())
+            if game.phase in ("deal_over", "game_over") or was_deal_over:
                 for c in self.chairs:
                     if c is not None:
-                        c.ready = c.bot and trial.is_over
+                        c.ready = c.bot and game.is_over
                 self._push_table()
             self._push_game(events, auto=auto)
             self._replan()
@@ -896,11 +895,6 @@ class TableMaster:
         if not self.chair_of_seat(think.seat).bot:
             auto = "timer" if self._expired == self._turn else "stand_in"
         return self._move(think.seat, move, think.moves, None, auto)
-
-    def bot_failed(self, think: Think) -> None:
-        """The shell could not get a move for ``think`` (nothing was played)."""
-        if self._moving == (think.seat, think.moves):
-            self._moving = None
 
     def _replan(self) -> None:
         """After every change: arrange the one thing that moves by itself next."""
