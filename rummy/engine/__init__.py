@@ -61,9 +61,7 @@ from .moves import (
     Pass,
     TakeDiscard,
     check_move,
-    move_from_data,
     move_text,
-    move_to_data,
     parse_move,
 )
 from .partners import PartnerDraw, Seating, draw_for_partners
@@ -123,9 +121,7 @@ __all__ = [
     "make_card",
     "may_pass",
     "meld_kind",
-    "move_from_data",
     "move_text",
-    "move_to_data",
     "new_melds",
     "new_seed",
     "next_seat",

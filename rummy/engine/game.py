@@ -30,8 +30,6 @@ from .moves import (
     Pass,
     TakeDiscard,
     check_move,
-    move_from_data,
-    move_to_data,
 )
 from .partners import PartnerDraw, Seating, draw_for_partners
 from .scoring import DealResult, score_deal, totals, winner
@@ -330,24 +328,6 @@ class GameRecord:
     seed: int
     seating: Seating
     moves: tuple[Move, ...]
-
-    def to_data(self) -> dict[str, Any]:
-        """Plain data, ready for JSON or MessagePack: the seed, the seating and every
-        move in its ``move_to_data`` form."""
-        return {"seed": self.seed, "seating": self.seating, "moves": [move_to_data(m) for m in self.moves]}
-
-    @classmethod
-    def from_data(cls, data: Any) -> GameRecord:
-        """Rebuild a record from ``to_data``'s form; raises ``ValueError`` if it is malformed."""
-        if not isinstance(data, dict):
-            raise ValueError("a game record must be a map")
-        seed, seating, moves = data.get("seed"), data.get("seating"), data.get("moves")
-        if type(seed) is not int or seating not in ("draw", "chosen") or not isinstance(moves, list):
-            raise ValueError("a game record needs an int seed, a seating and a list of moves")
-        try:
-            return cls(seed, seating, tuple(move_from_data(m) for m in moves))
-        except IllegalMove as error:
-            raise ValueError(f"bad move in game record: {error.message}") from None
 
 
 class Game:

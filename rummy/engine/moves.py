@@ -1,8 +1,8 @@
 """Moves: small immutable values, one per thing a player can do (RULES R4, R6).
 
-Each move has a plain-data form (``move_to_data`` / ``move_from_data``) used to
-save games and to send moves over the wire, and a text form for logs and tests
-(``move_text`` / ``parse_move``), for example ``take 3 meld 7h 8h 9h``.
+Each move has a text form for logs and tests (``move_text`` / ``parse_move``),
+for example ``take 3 meld 7h 8h 9h``. The engine has no serialised form of its
+own: storage, records and the network all use the wire's (``rummy.protocol.wire``).
 """
 
 from __future__ import annotations
@@ -74,31 +74,6 @@ _PASS = Pass()
 _NEXT = NextDeal()
 # Moves are values: one shared Discard per card saves building them for every turn.
 DISCARDS: tuple[Discard, ...] = tuple(Discard(c) for c in PACK)
-# No legal move names more cards than a run of a whole suit: a longer list from
-# the wire is refused before it costs anything.
-_MAX_DATA_CARDS = 14
-
-
-def move_to_data(move: Move) -> dict[str, Any]:
-    """The plain-data form: a dict with a ``type`` and the move's fields."""
-    match move:
-        case DrawStock():
-            return {"type": "draw_stock"}
-        case TakeDiscard(index, cards, meld_id):
-            return {"type": "take_discard", "index": index, "cards": list(cards), "meld_id": meld_id}
-        case NewMeld(cards):
-            return {"type": "meld", "cards": list(cards)}
-        case LayOff(meld_id, card):
-            return {"type": "lay_off", "meld_id": meld_id, "card": card}
-        case Discard(card):
-            return {"type": "discard", "card": card}
-        case Pass():
-            return {"type": "pass"}
-        case NextDeal():
-            return {"type": "next_deal"}
-    raise TypeError(f"not a move: {move!r}")
-
-
 def _card(value: Any) -> Card:
     if type(value) is not int or not 0 <= value < 56:
         raise IllegalMove("bad-move", "That is not a card.")
@@ -111,16 +86,15 @@ def _int(value: Any, what: str) -> int:
     return value
 
 
-def _cards(value: Any, limit: int, kinds: tuple[type, ...] = (list, tuple)) -> tuple[Card, ...]:
-    if type(value) not in kinds:
-        wanted = " or ".join(k.__name__ for k in kinds)
-        raise IllegalMove("bad-move", f"The cards must be a {wanted}, not a {type(value).__name__}.")
-    if len(value) > limit:
-        raise IllegalMove("bad-move", f"A move names at most {limit} cards.")
+def _cards(value: Any) -> None:
+    # A tuple, so that a move compares equal to the same move in legal_moves().
+    if type(value) is not tuple:
+        raise IllegalMove("bad-move", f"The cards must be a tuple, not a {type(value).__name__}.")
+    if len(value) > len(PACK):
+        raise IllegalMove("bad-move", f"A move names at most {len(PACK)} cards.")
     for c in value:
         if type(c) is not int or not 0 <= c < 56:
             raise IllegalMove("bad-move", "That is not a card.")
-    return tuple(value)
 
 
 def check_move(move: object) -> None:
@@ -142,51 +116,20 @@ def check_move(move: object) -> None:
     match move:  # the moves with more fields first
         case TakeDiscard():
             _int(move.index, "index")
-            _cards(move.cards, len(PACK), (tuple,))
+            _cards(move.cards)
             if move.meld_id is not None:
                 _int(move.meld_id, "meld id")
         case LayOff():
             _int(move.meld_id, "meld id")
             _card(move.card)
         case NewMeld():
-            _cards(move.cards, len(PACK), (tuple,))
+            _cards(move.cards)
         case Discard():
             _card(move.card)
         case DrawStock() | Pass() | NextDeal():
             return
         case _:
             raise IllegalMove("bad-move", "That is not a move.")
-
-
-def move_from_data(data: Any) -> Move:
-    """Rebuild a move from its plain-data form; raises ``IllegalMove('bad-move')``."""
-    if not isinstance(data, dict):
-        raise IllegalMove("bad-move", "A move must be a map with a type.")
-    kind = data.get("type")
-    try:
-        if kind == "draw_stock":
-            return _DRAW
-        if kind == "pass":
-            return _PASS
-        if kind == "next_deal":
-            return _NEXT
-        if kind == "discard":
-            return DISCARDS[_card(data["card"])]
-        if kind == "lay_off":
-            return LayOff(_int(data["meld_id"], "meld id"), _card(data["card"]))
-        if kind in ("meld", "take_discard"):
-            cards = _cards(data["cards"], _MAX_DATA_CARDS)
-            if kind == "meld":
-                return NewMeld(cards)
-            meld_id = data.get("meld_id")
-            return TakeDiscard(
-                _int(data["index"], "index"),
-                cards,
-                None if meld_id is None else _int(meld_id, "meld id"),
-            )
-    except KeyError as missing:
-        raise IllegalMove("bad-move", f"The move lacks its {missing.args[0]}.") from None
-    raise IllegalMove("bad-move", f"There is no move called {kind!r}.")
 
 
 def move_text(move: Move) -> str:

@@ -205,7 +205,7 @@ EventWire = (
 )
 
 
-# --- moves: the engine's ``move_to_data`` shapes, a tagged union on "type" ------
+# --- moves: the one serialised form of a move, a tagged union on "type" -------
 
 
 class _MoveWire(msgspec.Struct, tag_field="type", kw_only=True):

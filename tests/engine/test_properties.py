@@ -16,11 +16,11 @@ quick (a few dozen examples per test); for a thorough search run
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,7 +36,6 @@ from rummy.engine import (
     Event,
     Game,
     GameEnded,
-    GameRecord,
     IllegalMove,
     LaidOff,
     LayOff,
@@ -51,10 +50,16 @@ from rummy.engine import (
     TakeDiscard,
     TeamScore,
     WentOut,
-    move_from_data,
-    move_to_data,
     score_deal,
     view_for,
+)
+from rummy.protocol import MoveWire, move_from_wire, move_to_wire
+from rummy.protocol.record import (
+    RecordPlayer,
+    decode_record,
+    encode_record_file,
+    engine_record,
+    record_of_game,
 )
 
 from . import oracle
@@ -270,13 +275,16 @@ def test_whole_games_keep_every_invariant(seed: int, seating: str, policy: str) 
         snapshots.append(game.snapshot())
     assert game.is_over, "the game did not end"
     check_game_end(game, events)
-    # Save as plain data (through JSON, as storage would), restore, replay step by step.
-    record = GameRecord.from_data(json.loads(json.dumps(game.record().to_data())))
+    # Save in the wire's record form (through a file's JSON, as rummy-sim --save
+    # would), restore, replay step by step.
+    players = [RecordPlayer(seat=s, name=f"P{s}") for s in range(4)]
+    saved = decode_record(encode_record_file(record_of_game(game, players)))
+    record = engine_record(saved)
     assert record == game.record()
     replayed = Game(record.seed, record.seating)
     assert replayed.snapshot() == snapshots[0]
     for step, move in enumerate(record.moves, start=1):
-        again = move_from_data(json.loads(json.dumps(move_to_data(move))))
+        again = move_from_wire(msgspec.json.decode(msgspec.json.encode(move_to_wire(move)), type=MoveWire))
         assert again == move
         replayed.apply(again)
         assert replayed.snapshot() == snapshots[step]

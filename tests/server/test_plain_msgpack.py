@@ -4,7 +4,8 @@ session order and plays a whole game to the end; it also lists the finished game
 fetches one's record to replay it (docs/PROTOCOL.md "History and replays", docs/RECORDS.md).
 
 It borrows only the engine, as a bot author would, to pick its moves: it turns the
-``view`` map into a ``PlayerView`` by hand and sends moves in ``move_to_data`` form.
+``view`` map into a ``PlayerView`` by hand and writes its moves as the document's
+Move maps by hand (``move_map``).
 """
 
 from __future__ import annotations
@@ -16,13 +17,19 @@ from typing import Any
 import msgpack
 
 from rummy.engine import (
+    Discard,
+    DrawStock,
     Game,
+    LayOff,
     Meld,
+    Move,
+    NewMeld,
+    NextDeal,
     PartnerDraw,
+    Pass,
     PlayerView,
+    TakeDiscard,
     meld_kind,
-    move_from_data,
-    move_to_data,
     rank,
     suit,
 )
@@ -76,6 +83,40 @@ class PlainClient:
             if m["type"] == kind:
                 return m
             self.pushes.append(m)
+
+
+def move_map(move: Move) -> dict[str, Any]:
+    """An engine move as PROTOCOL.md's Move map."""
+    match move:
+        case DrawStock():
+            return {"type": "draw_stock"}
+        case TakeDiscard(index, cards, meld_id):
+            return {"type": "take_discard", "index": index, "cards": list(cards), "meld_id": meld_id}
+        case NewMeld(cards):
+            return {"type": "meld", "cards": list(cards)}
+        case LayOff(meld_id, card):
+            return {"type": "lay_off", "meld_id": meld_id, "card": card}
+        case Discard(card):
+            return {"type": "discard", "card": card}
+        case Pass():
+            return {"type": "pass"}
+        case NextDeal():
+            return {"type": "next_deal"}
+    raise TypeError(f"not a move: {move!r}")
+
+
+def engine_move(m: dict[str, Any]) -> Move:
+    """PROTOCOL.md's Move map as an engine move (a record's moves)."""
+    kind = m["type"]
+    if kind == "take_discard":
+        return TakeDiscard(m["index"], tuple(m["cards"]), m.get("meld_id"))
+    if kind == "meld":
+        return NewMeld(tuple(m["cards"]))
+    if kind == "lay_off":
+        return LayOff(m["meld_id"], m["card"])
+    if kind == "discard":
+        return Discard(m["card"])
+    return {"draw_stock": DrawStock(), "pass": Pass(), "next_deal": NextDeal()}[kind]
 
 
 def to_view(v: dict[str, Any]) -> PlayerView:
@@ -163,7 +204,7 @@ async def test_a_plain_msgpack_client_plays_a_whole_game(server: Server) -> None
             assert answer["type"] in ("ok", "error")
             continue
         if view.my_turn:
-            move = move_to_data(bot.choose(view))
+            move = move_map(bot.choose(view))
             answer = await c.request({"type": "move", "move": move, "after": game["moves"]})
             assert answer["type"] == "ok", answer
             moves_sent += 1
@@ -204,7 +245,7 @@ async def test_a_bot_that_knows_no_rules_plays_from_the_legal_moves_the_server_s
             continue
         legal = game["legal_moves"]
         # The very list the engine gives (checked here only, never used to choose).
-        assert legal == [move_to_data(m) for m in to_view(view).legal_moves()]
+        assert legal == [move_map(m) for m in to_view(view).legal_moves()]
         answer = await c.request({"type": "move", "move": rng.choice(legal), "after": game["moves"]})
         assert answer["type"] == "ok", answer
         moves_sent += 1
@@ -248,7 +289,7 @@ async def test_a_plain_msgpack_client_lists_the_finished_games_and_replays_one(s
     assert record["format"] == "persian-rummy-game" and record["version"] == 1 and record["engine"] == 1
     game = Game(int(record["seed"]), record["seating"])
     for move in record["moves"]:
-        game.apply(move_from_data(move))
+        game.apply(engine_move(move))
     assert game.is_over
     result = record["result"]
     assert list(game.totals()) == result["totals"] == summary["totals"]
