@@ -85,6 +85,16 @@ class Server:
         self._last_id += 1
         return Session(self._last_id, self._host, self.options, self.warn, self._admit, self._left)
 
+    def accept(self, transport: asyncio.Transport) -> asyncio.Protocol:
+        """Serve a connection that came some other way than the listener (an in-memory
+        pipe: most tests run without sockets), exactly as an accepted socket is served:
+        the same caps (its ``peername`` extra is its address), the same session. Returns
+        the session, the protocol the transport is to feed."""
+        session = self._new_session()
+        transport.set_protocol(session)
+        session.connection_made(transport)
+        return session
+
     def _admit(self, session: Session, transport: asyncio.Transport) -> tuple[str, str] | None:
         """A new connection, within the caps: its (address, origin); else it is told why
         and closed (None)."""
@@ -149,10 +159,16 @@ class Server:
 
 
 async def start_server(
-    host: str = "127.0.0.1", port: int = 0, db_path: str | Path | None = None, **options: Any
+    host: str = "127.0.0.1",
+    port: int = 0,
+    db_path: str | Path | None = None,
+    *,
+    listen: bool = True,
+    **options: Any,
 ) -> Server:
     """Open the storage (in memory when ``db_path`` is None), restore its tables and
-    unfinished games, and listen on ``host``:``port`` (0: any free port). Raises
+    unfinished games, and listen on ``host``:``port`` (0: any free port); with
+    ``listen`` False it listens nowhere, and is reached only through ``accept``. Raises
     ``StorageError`` (one sentence) when the database cannot be served, ``OSError``
     when the address cannot be listened on.
 
@@ -163,7 +179,8 @@ async def start_server(
     server = Server(storage, settings)
     try:
         server.lobby.restore(storage.load())
-        await server.listen(host, port)
+        if listen:
+            await server.listen(host, port)
     except BaseException:
         await storage.close()
         raise

@@ -1,16 +1,18 @@
-"""Helpers for the server tests: a server on loopback, clients, whole games played by bots.
+"""Helpers for the server tests: a server, clients, whole games played by bots.
 
-Every client here is a real TCP connection to a real server; the moves are chosen
-by the engine's heuristic bot from the view the client received, so games really
-end.
+The server is the real one (sessions, lobby, table masters, storage) reached with
+no socket: each client is an in-memory connection (tests/pipe.py) that the server
+serves as it serves a socket. The moves are chosen by the engine's heuristic bot
+from the view the client received, so games really end. ``tcp_server`` and
+``Client.connect`` are for the tests of what only sockets show.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-import socket
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,34 +36,49 @@ from rummy.protocol import (
     errors,
 )
 from rummy.server import Server, start_server
+from tests.pipe import connect_pipe
 
 TIMEOUT = 20.0
 FAST = {"bot_delay": 0.0, "deal_pause": 0.05, "rate": 10_000.0, "burst": 10_000}
 
 
+async def serve(db_path: str | Path | None = None, **options: Any) -> Server:
+    """A server that listens nowhere: clients reach it through ``connect``."""
+    return await start_server(db_path=db_path, listen=False, **{**FAST, **options})
+
+
 @pytest.fixture
 async def server() -> AsyncIterator[Server]:
+    s = await serve()
+    yield s
+    await s.close()
+
+
+@pytest.fixture
+async def tcp_server() -> AsyncIterator[Server]:
+    """A server on loopback, for what only a socket shows."""
     s = await start_server(**FAST)
     yield s
     await s.close()
 
 
-async def connect(server: Server, name: str, lobby: bool = False, **kw: Any) -> Client:
-    c = await Client.connect(server.host, server.port, **kw)
+async def open_client(server: Server, address: str = "127.0.0.1", keep_frames: bool = False) -> Client:
+    """A connection to ``server`` from ``address`` (another loopback address, as
+    127.0.0.2: another household for the per-address caps), before its hello."""
+    reader, writer = await connect_pipe(server, address)
+    return Client(reader, writer, keep_frames)
+
+
+async def connect(server: Server, name: str, lobby: bool = False, keep_frames: bool = False) -> Client:
+    c = await open_client(server, keep_frames=keep_frames)
     welcome = await c.request(Hello, version=PROTOCOL_VERSION, name=name, lobby=lobby)
     assert isinstance(welcome, Welcome), welcome
     return c
 
 
 async def connect_from(address: str, server: Server, name: str, lobby: bool = False) -> Client:
-    """A client whose connection comes from ``address`` (another loopback address, as
-    127.0.0.2: another household for the per-address caps), after its hello."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind((address, 0))
-    sock.setblocking(False)
-    await asyncio.get_running_loop().sock_connect(sock, (server.host, server.port))
-    reader, writer = await asyncio.open_connection(sock=sock)
-    c = Client(reader, writer, keep_frames=False)
+    """A client from ``address`` after its hello."""
+    c = await open_client(server, address)
     welcome = await c.request(Hello, version=PROTOCOL_VERSION, name=name, lobby=lobby)
     assert isinstance(welcome, Welcome), welcome
     return c

@@ -11,11 +11,11 @@ from rummy.engine import Game, view_for
 from rummy.engine.bots import ExpertBot, HeuristicBot
 from rummy.net import Client
 from rummy.protocol import AddBot, CreateTable, Error, Lobby, Ok, Seated, Start, errors
-from rummy.server import Server, start_server
+from rummy.server import Server
 from rummy.server.storage import Storage
 from rummy.server.thinking import Thinker
 
-from .game_helpers import FAST, TIMEOUT, close_all, connect, play_all, server
+from .game_helpers import TIMEOUT, close_all, connect, play_all, serve, server
 from .test_hostile import raw
 
 __all__ = ["server"]
@@ -59,7 +59,7 @@ async def test_an_unknown_level_is_refused_and_seats_nobody(server: Server) -> N
 async def test_a_bot_of_each_level_plays_the_game_out() -> None:
     """One person with an easy, a normal and a hard bot: the game is played to its end,
     and the hard bot's decisions were made in the worker process."""
-    server = await start_server(**FAST, hard_bot_iterations=3)
+    server = await serve(hard_bot_iterations=3)
     try:
         ann, _ = await _seat_bots(server, {1: "easy", 2: "normal", 3: "hard"})
         assert isinstance(await ann.request(Start), Ok)
@@ -73,7 +73,7 @@ async def test_a_bot_of_each_level_plays_the_game_out() -> None:
 
 async def test_levels_are_stored_and_come_back_after_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "levels.db"
-    server = await start_server(db_path=db, **FAST)
+    server = await serve(db)
     try:
         ann, table_id = await _seat_bots(server, {1: "hard", 2: "easy"})
         await close_all([ann])
@@ -82,7 +82,7 @@ async def test_levels_are_stored_and_come_back_after_a_restart(tmp_path: Path) -
     with sqlite3.connect(db) as con:
         stored = dict(con.execute("SELECT chair, level FROM chairs WHERE table_id=?", (table_id,)))
     assert stored == {0: None, 1: "hard", 2: "easy"}
-    again = await start_server(db_path=db, **FAST)
+    again = await serve(db)
     try:
         table = again.lobby.tables[table_id]
         assert [c.level if c is not None else "free" for c in table.chairs] == [None, "hard", "easy", "free"]
@@ -106,7 +106,7 @@ async def test_a_database_from_before_levels_opens_and_its_bots_play_normal(tmp_
         )
     snapshot = Storage(db).load()
     assert [(c.name, c.level) for c in snapshot.tables[0].chairs] == [("Ann", None), ("Bot 2", None)]
-    server = await start_server(db_path=db, **FAST)
+    server = await serve(db)
     try:
         chairs = server.lobby.tables[1].info().chairs
         assert [c.level for c in chairs[:2]] == [None, "normal"]

@@ -8,10 +8,9 @@ from rummy.engine.bots import make_bot
 from rummy.net import Client
 from rummy.protocol import Clock, GameUpdate, Ok, Rejoin, TableOptions, Watch, Watching
 from rummy.protocol.wire import DealStartedWire
-from rummy.server import start_server
 from rummy.server.clock import TurnClock
 
-from .game_helpers import FAST, close_all, connect, table_of_four
+from .game_helpers import close_all, connect, serve, table_of_four
 
 
 def _cue(c: Client, answered: int) -> bool:
@@ -26,7 +25,7 @@ def clocks(c: Client) -> list[Clock]:
 
 
 async def test_when_the_turn_timer_runs_out_the_server_plays_the_turn() -> None:
-    server = await start_server(**FAST)
+    server = await serve()
     try:
         clients, _, _ = await table_of_four(
             server, names=("Ann",), bots=3, options=TableOptions(turn_seconds=1)
@@ -55,7 +54,7 @@ async def test_when_the_turn_timer_runs_out_the_server_plays_the_turn() -> None:
 
 
 async def test_the_turn_clock_pauses_while_no_player_is_present() -> None:
-    server = await start_server(**FAST)
+    server = await serve()
     try:
         clients, tokens, table_id = await table_of_four(
             server, names=("Ann",), bots=3, options=TableOptions(turn_seconds=60)
@@ -79,7 +78,7 @@ async def test_the_turn_clock_pauses_while_no_player_is_present() -> None:
 
 async def test_the_next_deal_starts_by_itself_after_the_pause() -> None:
     """R3.1: a game is two deals; nobody has to say ready for the second to come."""
-    server = await start_server(**{**FAST, "deal_pause": 0.2})
+    server = await serve(**{"deal_pause": 0.2})
     try:
         clients, _, _ = await table_of_four(server, names=("Ann",), bots=3)
         ann = clients[0]

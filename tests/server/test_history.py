@@ -24,11 +24,19 @@ from rummy.protocol import (
 )
 from rummy.protocol.record import RECORD_FORMAT
 from rummy.protocol.wire import result_to_wire
-from rummy.server import Server, start_server
+from rummy.server import Server
 from rummy.server import statements as sql
 from rummy.server.storage import Storage
 
-from .game_helpers import FAST, close_all, connect, play_again, play_all, server, table_of_four
+from .game_helpers import (
+    close_all,
+    connect,
+    play_again,
+    play_all,
+    serve,
+    server,
+    table_of_four,
+)
 
 __all__ = ["server"]
 
@@ -160,7 +168,7 @@ async def test_play_again_keeps_a_running_tally_by_partnership(tmp_path: Path) -
     """The tally counts every game finished at the table, per partnership (partners are
     drawn again for each game, R2.2), and comes back after a restart."""
     db = tmp_path / "tally.db"
-    server = await start_server(db_path=db, **FAST)
+    server = await serve(db)
     try:
         clients, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
         await play_all(clients)
@@ -184,7 +192,7 @@ async def test_play_again_keeps_a_running_tally_by_partnership(tmp_path: Path) -
         await close_all(clients)
     finally:
         await server.close()
-    server = await start_server(db_path=db, **FAST)
+    server = await serve(db)
     try:
         assert server.lobby.tables[table_id].tally.lines() == tally
     finally:
@@ -196,7 +204,7 @@ async def test_games_stored_before_the_history_existed_are_listed(tmp_path: Path
     """A database written by the previous version (no seats per game, no engine
     revision) is brought up to date when opened: its finished games are listed."""
     db = tmp_path / "old.db"
-    server = await start_server(db_path=db, **FAST)
+    server = await serve(db)
     try:
         clients, game_id = await finished_game(server, "Ann")
         await close_all(clients)
@@ -206,7 +214,7 @@ async def test_games_stored_before_the_history_existed_are_listed(tmp_path: Path
         con.execute("DROP TABLE game_players")
         con.execute("ALTER TABLE games DROP COLUMN engine")
         con.execute("ALTER TABLE games DROP COLUMN results")
-    server = await start_server(db_path=db, **FAST)
+    server = await serve(db)
     try:
         ann = await connect(server, "Ann")
         page = await history(ann)

@@ -25,7 +25,7 @@ from rummy.protocol import (
 )
 from rummy.protocol.codec import encode, server_decoder
 from rummy.protocol.messages import Lobby, LobbyTable
-from rummy.server import Server, start_server
+from rummy.server import Server
 from rummy.server import lobby as server_lobby
 from rummy.server.lobby import PUSH_BACKLOG
 from rummy.server.master import TableMaster as Table
@@ -34,13 +34,13 @@ from rummy.server.options import ServerOptions
 from rummy.server.storage import Storage
 from tests.support import eventually
 
-from .game_helpers import FAST, close_all, connect, connect_from
+from .game_helpers import close_all, connect, connect_from, serve
 
 
 async def test_lobby_changes_are_coalesced() -> None:
     """A table that changes several times within the lobby interval reaches a lobby
     follower once, as it then is."""
-    server = await start_server(**FAST, lobby_interval=2.0)
+    server = await serve(lobby_interval=2.0)
     try:
         looker = await connect(server, "Lou", lobby=True)
         ann = await connect(server, "Ann")
@@ -60,7 +60,7 @@ async def test_lobby_changes_are_coalesced() -> None:
 async def test_lobby_pauses_while_playing_and_catches_up_after() -> None:
     """A lobby follower seated at a game in play gets no lobby pushes; once they leave
     it they get the whole table list again, with the tables made meanwhile."""
-    server = await start_server(**FAST, lobby_interval=0.02)
+    server = await serve(lobby_interval=0.02)
     try:
         ann = await connect(server, "Ann", lobby=True)
         seated = await ann.request(CreateTable, name="Ann's", options=TableOptions())
@@ -108,7 +108,7 @@ async def _tables(server: Server, count: int, start_every: int = 0) -> tuple[lis
 async def test_the_table_list_is_encoded_once_and_shared(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each lobby_subscribe encoded the whole list anew (17 ms at 2,000 tables); now it
     is built once per lobby push and every subscriber gets the same bytes."""
-    server = await start_server(**{**FAST, "lobby_cost": 1, "lobby_interval": 0.05})
+    server = await serve(**{"lobby_cost": 1, "lobby_interval": 0.05})
     try:
         _, owners = await _tables(server, 30)
         built = 0
@@ -135,7 +135,7 @@ async def test_the_table_list_is_encoded_once_and_shared(monkeypatch: pytest.Mon
 async def test_a_subscriber_between_two_pushes_misses_no_change() -> None:
     """The shared list is older than the changes still to be pushed, never newer: one
     who subscribes between a change and its push gets the list, then the change."""
-    server = await start_server(**{**FAST, "lobby_interval": 0.3})
+    server = await serve(**{"lobby_interval": 0.3})
     try:
         early = await connect(server, "Early", lobby=True)
         ann = await connect(server, "Ann")
@@ -152,7 +152,7 @@ async def test_a_subscriber_between_two_pushes_misses_no_change() -> None:
 
 
 async def test_the_table_list_is_bounded_and_waiting_tables_come_first() -> None:
-    server = await start_server(**{**FAST, "lobby_limit": 5})
+    server = await serve(**{"lobby_limit": 5})
     try:
         ids, owners = await _tables(server, 12, start_every=2)  # six playing, six waiting
         looker = await connect(server, "Lou", lobby=True)
@@ -168,7 +168,7 @@ async def test_the_table_list_is_bounded_and_waiting_tables_come_first() -> None
 async def test_asking_for_the_table_list_costs_more_of_the_rate_limit() -> None:
     """Five followers asking for the list at the allowed rate pushed honest moves to a
     second's latency: a whole list costs ``lobby_cost`` requests' worth of the rate."""
-    server = await start_server(**{**FAST, "rate": 1.0, "burst": 105, "lobby_cost": 10})
+    server = await serve(**{"rate": 1.0, "burst": 105, "lobby_cost": 10})
     try:
         c = await connect(server, "Lou")
         answers = [await c.request(LobbySubscribe, on=True) for _ in range(15)]
@@ -185,7 +185,7 @@ async def test_a_follower_at_a_waiting_table_is_not_sent_the_lobby_until_it_leav
     """Every change went to everyone in the lobby or at a table: setting up 1,500 tables
     cost the square of their number. At a table (waiting or playing) the lobby is not on
     a player's screen: they get the whole list again when they leave."""
-    server = await start_server(**FAST, lobby_interval=0.02)
+    server = await serve(lobby_interval=0.02)
     try:
         ann = await connect(server, "Ann", lobby=True)
         lou = await connect(server, "Lou", lobby=True)
@@ -211,7 +211,7 @@ async def test_the_lobby_pushes_only_the_tables_followers_are_shown() -> None:
     """A push carries the tables of the list (``lobby_limit``, waiting ones first) that
     changed or came into it, and ``lobby_gone`` for those that left it: a change to a
     table beyond the list reaches nobody in the lobby."""
-    server = await start_server(**{**FAST, "lobby_limit": 2, "lobby_interval": 0.02})
+    server = await serve(**{"lobby_limit": 2, "lobby_interval": 0.02})
     try:
         ids, owners = await _tables(server, 3)
         lou = await connect(server, "Lou", lobby=True)

@@ -37,9 +37,9 @@ from rummy.engine.bots import make_bot
 from rummy.engine.scoring import DealResult, TeamScore
 from rummy.server import Server
 
-from .game_helpers import server
+from .game_helpers import tcp_server
 
-__all__ = ["server"]
+__all__ = ["tcp_server"]
 
 
 class PlainClient:
@@ -177,7 +177,8 @@ def to_view(v: dict[str, Any]) -> PlayerView:
     )
 
 
-async def test_a_plain_msgpack_client_plays_a_whole_game(server: Server) -> None:
+async def test_a_plain_msgpack_client_plays_a_whole_game(tcp_server: Server) -> None:
+    server = tcp_server  # a client in another language comes by TCP
     reader, writer = await asyncio.open_connection(server.host, server.port)
     c = PlainClient(reader, writer)
     welcome = await c.request({"type": "hello", "version": 1, "name": "Plain", "lobby": True})
@@ -216,11 +217,14 @@ async def test_a_plain_msgpack_client_plays_a_whole_game(server: Server) -> None
     await writer.wait_closed()
 
 
-async def test_a_bot_that_knows_no_rules_plays_from_the_legal_moves_the_server_sends(server: Server) -> None:
+async def test_a_bot_that_knows_no_rules_plays_from_the_legal_moves_the_server_sends(
+    tcp_server: Server,
+) -> None:
     """A bot in another language need not know the rules: with ``legal_moves`` in its
     hello, each ``game`` push where its seat is to act lists every move it may make,
     in the wire's move form, and sending any one of them is accepted. Nothing of the
     engine is used to choose."""
+    server = tcp_server  # a client in another language comes by TCP
     reader, writer = await asyncio.open_connection(server.host, server.port)
     c = PlainClient(reader, writer)
     hello = {"type": "hello", "version": 1, "name": "Naive", "lobby": False, "legal_moves": True}
@@ -254,10 +258,11 @@ async def test_a_bot_that_knows_no_rules_plays_from_the_legal_moves_the_server_s
     await writer.wait_closed()
 
 
-async def test_a_plain_msgpack_client_lists_the_finished_games_and_replays_one(server: Server) -> None:
+async def test_a_plain_msgpack_client_lists_the_finished_games_and_replays_one(tcp_server: Server) -> None:
     """The history and a record, read with nothing but msgpack and the documents: the
     record replays with the engine (seed, seating, moves) to exactly its recorded result,
     every deal's hands and scores included (R7, R8)."""
+    server = tcp_server  # a client in another language comes by TCP
     reader, writer = await asyncio.open_connection(server.host, server.port)
     c = PlainClient(reader, writer)
     assert (await c.request({"type": "hello", "version": 1, "name": "Plain", "lobby": False}))[

@@ -22,10 +22,10 @@ from rummy.protocol import (
     Welcome,
     errors,
 )
-from rummy.server import Server, start_server
+from rummy.server import Server
 from tests.support import eventually
 
-from .game_helpers import FAST, close_all, connect, connect_from, server
+from .game_helpers import FAST, close_all, connect, connect_from, open_client, serve, server
 
 __all__ = ["server"]
 
@@ -47,7 +47,7 @@ async def open_and_leave(c: Client) -> Seated | Error:
 
 
 async def test_one_connection_and_one_address_open_only_so_many_tables() -> None:
-    server = await start_server(**QUOTAS)
+    server = await serve(**QUOTAS)
     try:
         mallory = await connect(server, "Mallory")
         opened = [await open_and_leave(mallory) for _ in range(3)]
@@ -83,7 +83,7 @@ async def test_a_game_whose_people_are_all_gone_ends_after_a_while() -> None:
     """The sweeper skipped playing tables, and bots stop at an absent player's turn, so
     a game left to bots held its table for ever; now it ends after ``keep_deserted``
     seconds, its token is refused, and the quota it held is free again."""
-    server = await start_server(**{**QUOTAS, "keep_deserted": 0.2, "abandon_after": 0.2})
+    server = await serve(**{**QUOTAS, "keep_deserted": 0.2, "abandon_after": 0.2})
     try:
         mallory = await connect(server, "Mallory")
         first = await open_and_leave(mallory)
@@ -99,7 +99,7 @@ async def test_a_game_whose_people_are_all_gone_ends_after_a_while() -> None:
 
 
 async def test_a_player_who_comes_back_in_time_finds_the_game() -> None:
-    server = await start_server(**{**FAST, "keep_deserted": 60.0, "abandon_after": 0.05})
+    server = await serve(**{"keep_deserted": 60.0, "abandon_after": 0.05})
     try:
         ann = await connect(server, "Ann")
         seated = await open_and_leave(ann)
@@ -117,7 +117,7 @@ async def test_a_player_who_comes_back_in_time_finds_the_game() -> None:
 async def test_a_deserted_game_restored_after_a_restart_ends_too(tmp_path: Path) -> None:
     """The tables came back after a restart, with nobody to play them."""
     db = tmp_path / "rummy.db"
-    server = await start_server(db_path=db, **{**QUOTAS, "keep_deserted": 3600.0})
+    server = await serve(db, **{**QUOTAS, "keep_deserted": 3600.0})
     try:
         ann = await connect(server, "Ann")
         seated = await open_and_leave(ann)
@@ -125,11 +125,11 @@ async def test_a_deserted_game_restored_after_a_restart_ends_too(tmp_path: Path)
         await ann.close()
     finally:
         await server.close()
-    server = await start_server(db_path=db, **{**QUOTAS, "keep_deserted": 0.2, "abandon_after": 0.2})
+    server = await serve(db, **{**QUOTAS, "keep_deserted": 0.2, "abandon_after": 0.2})
     try:
         assert seated.table_id in server.lobby.tables
         await eventually(lambda: not server.lobby.tables)
-        ann = await Client.connect(server.host, server.port)
+        ann = await open_client(server)
         welcome = await ann.request(Hello, version=PROTOCOL_VERSION, name="Ann", token=seated.token)
         assert isinstance(welcome, Welcome) and welcome.table_id is None and welcome.token_refused
         await ann.close()

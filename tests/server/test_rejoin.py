@@ -23,9 +23,9 @@ from rummy.protocol import (
     event_from_wire,
 )
 from rummy.protocol.wire import StockDrawnWire
-from rummy.server import Server, start_server
+from rummy.server import Server
 
-from .game_helpers import FAST, close_all, connect, play_all, server, table_of_four
+from .game_helpers import close_all, connect, open_client, play_all, serve, server, table_of_four
 
 __all__ = ["server"]
 
@@ -37,7 +37,7 @@ async def test_a_dropped_player_is_shown_away_and_returns_with_the_token(server:
     await bob.close()
     for c in (clients[0], clients[2], clients[3]):
         await c.until(lambda c: c.table is not None and not c.table.chairs[1].present)
-    back = await Client.connect(server.host, server.port)
+    back = await open_client(server)
     welcome = await back.request(Hello, version=PROTOCOL_VERSION, name="Bob", token=tokens[1], lobby=False)
     assert isinstance(welcome, Welcome) and (welcome.table_id, welcome.chair) == (table_id, 1)
     await back.until(lambda c: c.view is not None)
@@ -119,7 +119,7 @@ async def test_nobody_takes_a_seat_without_its_token(server: Server) -> None:
     assert isinstance(refused, Error) and refused.code == errors.NOT_WAITING
     wrong = await eve.request(Rejoin, token=tokens[1][:-2] + "xx")
     assert isinstance(wrong, Error) and wrong.code == errors.BAD_TOKEN
-    other = await Client.connect(server.host, server.port)
+    other = await open_client(server)
     welcome = await other.request(Hello, version=PROTOCOL_VERSION, name="Mal", token="not-a-token")
     assert isinstance(welcome, Welcome) and welcome.table_id is None
     table = server.lobby.tables[table_id]
@@ -159,7 +159,7 @@ async def test_leaving_a_waiting_table_frees_the_chair_and_passes_on_the_creator
 
 async def test_a_table_nobody_comes_back_to_is_closed() -> None:
     """A waiting table whose only player dropped is held for a while, then closed."""
-    server = await start_server(**{**FAST, "abandon_after": 0.1})
+    server = await serve(**{"abandon_after": 0.1})
     try:
         looker = await connect(server, "Lou", lobby=True)
         ann = await connect(server, "Ann")
@@ -179,7 +179,7 @@ async def test_a_table_nobody_comes_back_to_is_closed() -> None:
 async def test_the_story_of_the_deal_keeps_who_played_across_a_restart(tmp_path: Path) -> None:
     """A stand-in's moves are stored as such: after a restart the deal's story still says so."""
     db = tmp_path / "rummy.db"
-    server = await start_server("127.0.0.1", 0, db, **FAST)
+    server = await serve(db)
     try:
         bob, tokens, _, ann_seat = await ann_drops(server)
         await play_all([bob], stop_after=12)
@@ -191,9 +191,9 @@ async def test_the_story_of_the_deal_keeps_who_played_across_a_restart(tmp_path:
         await bob.close()
     finally:
         await server.close()
-    server = await start_server("127.0.0.1", 0, db, **FAST)
+    server = await serve(db)
     try:
-        back = await Client.connect(server.host, server.port)
+        back = await open_client(server)
         await back.request(Hello, version=PROTOCOL_VERSION, name="Ann", token=tokens[0], lobby=False)
         await back.until(lambda c: c.game is not None)
         assert back.game is not None and back.game.history is not None

@@ -7,9 +7,8 @@ import asyncio
 
 from rummy.net import Client
 from rummy.protocol import CHAT_LIMIT, Chat, Error, Leave, Ok, Table, Watch, Watching, errors
-from rummy.server import start_server
 
-from .game_helpers import FAST, close_all, connect, table_of_four
+from .game_helpers import close_all, connect, serve, table_of_four
 
 
 def table_pushes(clients: list[Client]) -> int:
@@ -21,7 +20,7 @@ async def test_watchers_coming_and_going_cost_pushes_in_proportion_to_their_numb
     n*n frames (1,000 watchers: 504,500 frames, the honest table frozen for 7 s). Now
     a change in who watches reaches the others with the next push, at most one every
     ``lobby_interval``."""
-    server = await start_server(**{**FAST, "lobby_interval": 1.0})
+    server = await serve(**{"lobby_interval": 1.0})
     try:
         players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
         n = 40
@@ -48,7 +47,7 @@ async def test_watchers_coming_and_going_cost_pushes_in_proportion_to_their_numb
 
 
 async def test_a_table_takes_only_so_many_spectators() -> None:
-    server = await start_server(**{**FAST, "max_spectators": 3})
+    server = await serve(**{"max_spectators": 3})
     try:
         players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
         watchers = [await connect(server, f"W{i}") for i in range(4)]
@@ -67,7 +66,7 @@ async def test_a_table_carries_only_so_many_chat_lines() -> None:
     """Every line goes to everyone at the table: fifty-six spectators chatting at their
     own allowed rate pushed move latency to 4.4 s. A table carries ``chat_rate`` lines a
     second (bursts of ``chat_burst``); a line over that is refused, not cleaned or sent."""
-    server = await start_server(**{**FAST, "chat_rate": 1.0, "chat_burst": 8})
+    server = await serve(**{"chat_rate": 1.0, "chat_burst": 8})
     try:
         players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
         watchers = [await connect(server, f"W{i}") for i in range(10)]
@@ -89,7 +88,7 @@ async def test_a_table_carries_only_so_many_chat_lines() -> None:
 async def test_a_watch_costs_more_of_the_rate_limit() -> None:
     """A watch is answered with the table, the game and the recent chat: watching and
     leaving at the allowed rate cost the server more than any other request."""
-    server = await start_server(**{**FAST, "rate": 0.1, "burst": 26, "push_cost": 5})
+    server = await serve(**{"rate": 0.1, "burst": 26, "push_cost": 5})
     try:
         players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
         w = await connect(server, "Wes")  # its hello takes one

@@ -13,12 +13,12 @@ from rummy.engine import Game, GameRecord
 from rummy.net import Client
 from rummy.protocol import AddBot, CreateTable, Error, Leave, Ok, RemoveBot, Seated, Sit, errors
 from rummy.protocol.wire import PassWire
-from rummy.server import Server, start_server
+from rummy.server import Server
 from rummy.server import statements as sql
 from rummy.server.storage import Storage
 from tests.support import eventually
 
-from .game_helpers import FAST, close_all, connect, play_all, server, table_of_four
+from .game_helpers import close_all, connect, play_all, serve, server, table_of_four
 
 __all__ = ["server"]
 
@@ -44,7 +44,7 @@ async def test_each_game_gets_its_own_secret_seed_and_it_replays_the_game(server
 
 
 async def test_seat_tokens_are_stored_only_as_hashes(tmp_path: Path) -> None:
-    server = await start_server(db_path=tmp_path / "r.db", **FAST)
+    server = await serve(tmp_path / "r.db")
     try:
         clients, tokens, _ = await table_of_four(server, names=("Ann", "Bob"), bots=2)
         await close_all(clients)
@@ -160,7 +160,7 @@ async def test_leave_remove_bot_and_closing_change_nothing_when_not_saved(server
 
 
 async def test_a_table_closed_by_the_sweeper_stays_open_until_that_is_saved() -> None:
-    server = await start_server(**{**FAST, "abandon_after": 0.05})
+    server = await serve(**{"abandon_after": 0.05})
     try:
         ann, bob, table_id = await _waiting_table(server)
         table = server.lobby.tables[table_id]

@@ -6,13 +6,13 @@ from rummy.net import Client
 from rummy.protocol import PROTOCOL_VERSION, Error, Hello, Rejoin, Seated, Welcome, errors
 from rummy.server import Server
 
-from .game_helpers import close_all, connect, play_all, server, table_of_four
+from .game_helpers import close_all, connect, open_client, play_all, server, table_of_four
 
 __all__ = ["server"]
 
 
 async def hello(server: Server, name: str, token: str | None) -> tuple[Client, Welcome]:
-    c = await Client.connect(server.host, server.port)
+    c = await open_client(server)
     welcome = await c.request(Hello, version=PROTOCOL_VERSION, name=name, token=token, lobby=False)
     assert isinstance(welcome, Welcome), welcome
     return c, welcome
