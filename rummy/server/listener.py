@@ -24,6 +24,7 @@ from .fdlimit import BACKLOG
 from .handlers import Host
 from .lobby import Lobby
 from .logguard import Throttled
+from .master import TableMaster
 from .options import ServerOptions
 from .session import Session
 from .storage import Storage
@@ -129,6 +130,15 @@ class Server:
             del self._per_address[session.origin]
         if not self.sessions:
             self._all_gone.set()
+
+    def table(self, table_id: int) -> TableMaster | None:
+        """The open table ``table_id`` (its game, chairs, status), or None: for a host's
+        tools and the tests, to look at, never to change."""
+        return self.lobby.tables.get(table_id)
+
+    def open_tables(self) -> list[TableMaster]:
+        """Every open table, in the order they were opened."""
+        return list(self.lobby.tables.values())
 
     def room_for_newcomer(self) -> bool:
         """Whether one more connection that is not in a chair may stay: ``player_reserve``

@@ -70,7 +70,7 @@ async def test_two_players_from_one_state_directory_each_get_their_own_seat_back
         async with again.run_test() as again_pilot:
             await eventually(lambda: isinstance(again.screen, TableScreen), pause=again_pilot.pause)
             assert seated_at(again, table_id, 2)
-            game = server.lobby.tables[table_id].game
+            game = server.table(table_id).game
             assert game is not None
             cid_seat = game.partner_draw.seat_of_chair[2]
             view = again.screen.view

@@ -52,7 +52,7 @@ async def test_an_unknown_level_is_refused_and_seats_nobody(server: Server) -> N
     await ann.until(lambda c: any(isinstance(m, Error) for m in c.received))
     (refusal,) = [m for m in ann.received if isinstance(m, Error)]
     assert refusal.code == errors.BAD_FIELD and refusal.id == 50
-    assert server.lobby.tables[table_id].chairs[1] is None
+    assert server.table(table_id).chairs[1] is None
     await close_all([ann])
 
 
@@ -84,7 +84,7 @@ async def test_levels_are_stored_and_come_back_after_a_restart(tmp_path: Path) -
     assert stored == {0: None, 1: "hard", 2: "easy"}
     again = await serve(db)
     try:
-        table = again.lobby.tables[table_id]
+        table = again.table(table_id)
         assert [c.level if c is not None else "free" for c in table.chairs] == [None, "hard", "easy", "free"]
     finally:
         await again.close()
@@ -108,7 +108,7 @@ async def test_a_database_from_before_levels_opens_and_its_bots_play_normal(tmp_
     assert [(c.name, c.level) for c in snapshot.tables[0].chairs] == [("Ann", None), ("Bot 2", None)]
     server = await serve(db)
     try:
-        chairs = server.lobby.tables[1].info().chairs
+        chairs = server.table(1).info().chairs
         assert [c.level for c in chairs[:2]] == [None, "normal"]
     finally:
         await server.close()

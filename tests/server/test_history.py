@@ -45,7 +45,7 @@ async def finished_game(server: Server, name: str) -> tuple[list[Client], int]:
     """``name`` and three bots play a whole game; returns the clients and the game's id."""
     clients, _, table_id = await table_of_four(server, names=(name,), bots=3)
     await play_all(clients)
-    return clients, server.lobby.tables[table_id].game_id
+    return clients, server.table(table_id).game_id
 
 
 async def history(c: Client, **fields: object) -> HistoryPage:
@@ -62,7 +62,7 @@ async def test_finished_games_are_listed_own_first_with_players_teams_and_result
     assert [g.mine for g in page.games] == [True, False]
     assert not page.more
     mine = page.games[0]
-    table = server.lobby.tables[mine.table_id]
+    table = server.table(mine.table_id)
     assert mine.table_name == "test" and mine.number == 1
     assert table.game is not None
     assert mine.totals == table.game.totals() and mine.winner == table.game.winner()
@@ -86,7 +86,7 @@ async def test_a_game_in_play_is_never_listed_and_has_no_record(server: Server) 
     await clients[0].until(
         lambda c: c.table is not None and c.table.games == 2 and c.table.status == "playing"
     )
-    table = next(iter(server.lobby.tables.values()))
+    table = server.open_tables()[0]
     running = table.game_id
     assert running != first and table.status == "playing"
     for asker in (clients[0], await connect(server, "Eve")):
@@ -111,7 +111,7 @@ async def test_a_record_replays_to_exactly_the_scores_the_game_ended_with(server
     answer = await clients[0].request(GetRecord, game_id=game_id)
     assert isinstance(answer, Record) and answer.game_id == game_id
     record = answer.record
-    table = next(iter(server.lobby.tables.values()))
+    table = server.open_tables()[0]
     live = table.game
     assert live is not None and live.is_over
     assert record.format == RECORD_FORMAT and record.game_id == game_id and record.table == "test"
@@ -177,7 +177,7 @@ async def test_play_again_keeps_a_running_tally_by_partnership(tmp_path: Path) -
         await play_again(clients)
         await play_all(clients, game_number=2)
         await ann.until(lambda c: sum(line.games for line in c.tally) == 4)
-        table = server.lobby.tables[table_id]
+        table = server.table(table_id)
         assert table.game is not None
         seat_names = [table.chair_of_seat(s).name for s in range(4)]
         latest = ann.tally[:2]  # the game just ended: its team 0, then its team 1
@@ -194,7 +194,7 @@ async def test_play_again_keeps_a_running_tally_by_partnership(tmp_path: Path) -
         await server.close()
     server = await serve(db)
     try:
-        assert server.lobby.tables[table_id].tally.lines() == tally
+        assert server.table(table_id).tally.lines() == tally
     finally:
         await server.close()
     assert team_of(2) == 0  # the pairs above are seats 0+2 and 1+3 (R2.1)

@@ -102,7 +102,7 @@ async def test_wrong_field_types_get_bad_field_with_the_request_id(server: Serve
     c.send_raw(raw({"type": "chat", "id": 12}))
     for rid in (8, 9, 10, 11, 12):
         assert (await error_for(c, rid=rid)).code == errors.BAD_FIELD
-    assert server.lobby.tables == {}  # nothing was created
+    assert server.open_tables() == []  # nothing was created
     await still_serves(c)
     await c.close()
 
@@ -141,7 +141,7 @@ async def test_moves_out_of_turn_or_by_spectators_change_nothing(server: Server)
     """Only the player of a seat moves for it: the seat comes from the connection, so a
     'seat' smuggled into the message is ignored and the move refused."""
     clients, _, table_id = await table_of_four(server)
-    table = server.lobby.tables[table_id]
+    table = server.table(table_id)
     assert table.game is not None
     for c in clients:
         await c.until(lambda c: c.view is not None)

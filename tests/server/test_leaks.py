@@ -155,7 +155,7 @@ async def test_no_frame_holds_a_card_hidden_from_its_recipient(server: Server) -
     """R9.1, R9.2 over two whole games of four people, watched by a spectator."""
     clients, _, table_id = await table_of_four(server, keep_frames=True)
     watcher = await _watch(server, table_id)
-    table = server.lobby.tables[table_id]
+    table = server.table(table_id)
     await play_all(clients)
     first = table.game_id
     await play_again(clients)
@@ -180,7 +180,7 @@ async def test_no_frame_holds_a_card_hidden_from_its_recipient(server: Server) -
 async def test_no_leak_to_a_player_among_bots_or_to_a_late_spectator(server: Server) -> None:
     """R9.2 with bots seated and a spectator who joins mid-game (its first view has no events)."""
     clients, _, table_id = await table_of_four(server, names=("Ann",), bots=3, keep_frames=True)
-    table = server.lobby.tables[table_id]
+    table = server.table(table_id)
     await play_all(clients, stop_after=20)
     watcher = await _watch(server, table_id)
     await play_all(clients)

@@ -76,7 +76,7 @@ async def test_lobby_pauses_while_playing_and_catches_up_after() -> None:
         assert isinstance(other, Seated)
         # Pushed to every follower not playing: so Ann's pause is what keeps it from her.
         await eve.until(lambda c: other.table_id in c.lobby)
-        assert server.lobby.tables[seated.table_id].status == "playing"
+        assert server.table(seated.table_id).status == "playing"
         assert other.table_id not in ann.lobby  # paused while Ann plays
         lists = sum(isinstance(m, Lobby) for m in ann.received)
         assert isinstance(await ann.request(Leave), Ok)

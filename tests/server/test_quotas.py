@@ -60,7 +60,7 @@ async def test_one_connection_and_one_address_open_only_so_many_tables() -> None
         assert isinstance(await open_and_leave(again), Seated)
         refused = await open_and_leave(again)
         assert isinstance(refused, Error) and refused.code == errors.TABLE_QUOTA and "address" in refused.text
-        assert len(server.lobby.tables) == 3
+        assert len(server.open_tables()) == 3
         honest = await connect_from("127.0.0.2", server, "Ann")  # another address: its own quota
         assert isinstance(await honest.request(CreateTable, name="Ann's"), Seated)
         await close_all([mallory, again, honest])
@@ -75,7 +75,7 @@ async def test_a_closed_table_gives_its_place_in_the_quota_back(server: Server) 
     for _ in range(server_options.tables_per_connection + 2):  # each closes as Ann leaves it
         assert isinstance(await c.request(CreateTable, name="t"), Seated)
         assert isinstance(await c.request(Leave), Ok)
-    assert server.lobby.tables == {}
+    assert server.open_tables() == []
     await c.close()
 
 
@@ -89,7 +89,7 @@ async def test_a_game_whose_people_are_all_gone_ends_after_a_while() -> None:
         first = await open_and_leave(mallory)
         second = await open_and_leave(mallory)
         assert isinstance(first, Seated) and isinstance(second, Seated)
-        await eventually(lambda: not server.lobby.tables)
+        await eventually(lambda: not server.open_tables())
         refused = await mallory.request(Rejoin, token=first.token)
         assert isinstance(refused, Error) and refused.code == errors.BAD_TOKEN
         assert isinstance(await open_and_leave(mallory), Seated)  # the quota was given back
@@ -106,7 +106,7 @@ async def test_a_player_who_comes_back_in_time_finds_the_game() -> None:
         assert isinstance(seated, Seated)
         for _ in range(10):  # many sweeps (every ~0.0125 s) while Ann is away
             await asyncio.sleep(0.05)
-        assert seated.table_id in server.lobby.tables
+        assert server.table(seated.table_id) is not None
         back = await ann.request(Rejoin, token=seated.token)
         assert isinstance(back, Seated) and back.table_id == seated.table_id
         await ann.close()
@@ -127,8 +127,8 @@ async def test_a_deserted_game_restored_after_a_restart_ends_too(tmp_path: Path)
         await server.close()
     server = await serve(db, **{**QUOTAS, "keep_deserted": 0.2, "abandon_after": 0.2})
     try:
-        assert seated.table_id in server.lobby.tables
-        await eventually(lambda: not server.lobby.tables)
+        assert server.table(seated.table_id) is not None
+        await eventually(lambda: not server.open_tables())
         ann = await open_client(server)
         welcome = await ann.request(Hello, version=PROTOCOL_VERSION, name="Ann", token=seated.token)
         assert isinstance(welcome, Welcome) and welcome.table_id is None and welcome.token_refused

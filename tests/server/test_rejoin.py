@@ -41,7 +41,7 @@ async def test_a_dropped_player_is_shown_away_and_returns_with_the_token(server:
     welcome = await back.request(Hello, version=PROTOCOL_VERSION, name="Bob", token=tokens[1], lobby=False)
     assert isinstance(welcome, Welcome) and (welcome.table_id, welcome.chair) == (table_id, 1)
     await back.until(lambda c: c.view is not None)
-    table = server.lobby.tables[table_id]
+    table = server.table(table_id)
     assert table.game is not None
     seat = table.game.partner_draw.seat_of_chair[1]
     assert back.view == view_for(table.game, seat)  # the whole view, the hand included
@@ -122,7 +122,7 @@ async def test_nobody_takes_a_seat_without_its_token(server: Server) -> None:
     other = await open_client(server)
     welcome = await other.request(Hello, version=PROTOCOL_VERSION, name="Mal", token="not-a-token")
     assert isinstance(welcome, Welcome) and welcome.table_id is None
-    table = server.lobby.tables[table_id]
+    table = server.table(table_id)
     assert table.chairs[1] is not None and table.chairs[1].session is None and table.chairs[1].name == "Bob"
     await close_all([*clients, eve, other])
 
@@ -153,7 +153,7 @@ async def test_leaving_a_waiting_table_frees_the_chair_and_passes_on_the_creator
     gone = await ann.request(Rejoin, token=seated.token)
     assert isinstance(gone, Error) and gone.code == errors.BAD_TOKEN
     assert isinstance(await bob.request(Leave), Ok)  # the last person leaves: the table closes
-    assert seated.table_id not in server.lobby.tables
+    assert server.table(seated.table_id) is None
     await close_all([ann, bob])
 
 
@@ -201,7 +201,7 @@ async def test_the_story_of_the_deal_keeps_who_played_across_a_restart(tmp_path:
         assert any(auto == "stand_in" and getattr(e, "seat", None) == ann_seat for auto, e in steps)
         # The seated bots' moves are their own (Bob's may have been stood in for too,
         # once he was gone).
-        table = next(iter(server.lobby.tables.values()))
+        table = server.open_tables()[0]
         bots = {table.seat_of_chair(c.index) for c in table.chairs if c is not None and c.bot}
         assert len(bots) == 2
         assert all(auto is None for auto, e in steps if getattr(e, "seat", None) in bots)

@@ -32,7 +32,7 @@ async def test_each_game_gets_its_own_secret_seed_and_it_replays_the_game(server
         await c.until(lambda c: c.view is not None and c.view.my_turn)
     seeds = []
     for tid in (t1, t2):
-        table = server.lobby.tables[tid]
+        table = server.table(tid)
         assert table.game is not None
         data = server.storage.game_record(table.game_id)
         assert data is not None
@@ -81,7 +81,7 @@ async def test_one_failing_write_does_not_sink_the_others(tmp_path: Path) -> Non
 async def test_a_move_that_cannot_be_saved_is_refused_and_changes_nothing(server: Server) -> None:
     """Nothing is told before it is stored: a failed write leaves the game as it was."""
     clients, _, table_id = await table_of_four(server)
-    table = server.lobby.tables[table_id]
+    table = server.table(table_id)
     assert table.game is not None
     for c in clients:
         await c.until(lambda c: c.view is not None)
@@ -136,7 +136,7 @@ async def test_leave_remove_bot_and_closing_change_nothing_when_not_saved(server
     ann, bob, table_id = await _waiting_table(server)
     watcher = await connect(server, "Wes", lobby=True)
     await watcher.until(lambda c: table_id in c.lobby)
-    table = server.lobby.tables[table_id]
+    table = server.table(table_id)
     bot = table.chairs[2].name if table.chairs[2] is not None else None
     with disk_full(server.storage):
         for c, request, kw in ((bob, Leave, {}), (ann, RemoveBot, {"chair": 2}), (ann, Leave, {})):
@@ -145,7 +145,7 @@ async def test_leave_remove_bot_and_closing_change_nothing_when_not_saved(server
         assert table.creator == 0 and [c is not None for c in table.chairs] == [True, True, True, False]
         bob_alone = await bob.request(Leave)  # ...and so is closing, when the last one goes
         assert isinstance(bob_alone, Error)
-    assert server.lobby.tables.get(table_id) is table
+    assert server.table(table_id) is table
     assert [c.name if c else None for c in table.chairs] == ["Ann", "Bob", bot, None]
     assert ann.table is not None and ann.table.chairs[1].present  # nobody was told otherwise
     info = watcher.lobby[table_id]
@@ -155,7 +155,7 @@ async def test_leave_remove_bot_and_closing_change_nothing_when_not_saved(server
     assert isinstance(await ann.request(Leave), Ok)
     assert table.creator == 1 and not table.closed
     assert isinstance(await bob.request(Leave), Ok)
-    assert table.closed and table_id not in server.lobby.tables
+    assert table.closed and server.table(table_id) is None
     await close_all([ann, bob, watcher])
 
 
@@ -163,12 +163,12 @@ async def test_a_table_closed_by_the_sweeper_stays_open_until_that_is_saved() ->
     server = await serve(**{"abandon_after": 0.05})
     try:
         ann, bob, table_id = await _waiting_table(server)
-        table = server.lobby.tables[table_id]
+        table = server.table(table_id)
         with disk_full(server.storage) as tried:
             await close_all([ann, bob])
             await eventually(lambda: len(tried) >= 3, what="several sweeps trying to close it")
-            assert server.lobby.tables.get(table_id) is table and not table.closed
-        await eventually(lambda: table_id not in server.lobby.tables)
+            assert server.table(table_id) is table and not table.closed
+        await eventually(lambda: server.table(table_id) is None)
         assert table.closed
     finally:
         await server.close()
