@@ -44,8 +44,9 @@ from ..protocol.messages import (
 from ..protocol.sanitize import CHAT_LIMIT, NAME_LIMIT, TABLE_NAME_LIMIT, sanitize
 from ..protocol.wire import move_from_wire
 from . import archive
+from .changes import Change
 from .lobby import Lobby
-from .master import Change, TableMaster
+from .master import TableMaster
 from .options import ServerOptions
 from .peer import Connection
 from .refused import Refused

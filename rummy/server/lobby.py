@@ -24,7 +24,8 @@ from ..protocol.codec import encode
 from ..protocol.messages import Lobby as LobbyMessage
 from ..protocol.messages import LobbyGone, LobbyTable, RequestId, TableOptions
 from . import statements as sql
-from .master import Chair, Change, Context, TableMaster, Visitor
+from .changes import Chair, Change, Context, Visitor
+from .master import TableMaster
 from .options import ServerOptions
 from .peer import Peer
 from .refused import Refused

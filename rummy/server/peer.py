@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from .master import Visitor
+from .changes import Visitor
 
 
 class Peer(Protocol):

@@ -21,7 +21,8 @@ from typing import Any
 from ..engine import Move
 from ..engine.bots import Bot
 from ..protocol import errors as E
-from .master import Change, Outcome, TableMaster, Think, Timer
+from .changes import Change, Outcome, Think, Timer
+from .master import TableMaster
 from .refused import Refused
 from .registry import Registry
 from .storage import Storage

@@ -30,9 +30,9 @@ from ..protocol.codec import client_decoder, encode
 from ..protocol.errors import ProtocolError
 from ..protocol.messages import ClientMessage, Error
 from ..protocol.ratelimit import TokenBucket
+from .changes import Visitor
 from .handlers import Host, cost, handle
 from .logguard import Throttled
-from .master import Visitor
 from .options import ServerOptions
 from .refused import Refused
 

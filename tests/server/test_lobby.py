@@ -27,9 +27,9 @@ from rummy.protocol.codec import encode, server_decoder
 from rummy.protocol.messages import Lobby, LobbyTable
 from rummy.server import Server
 from rummy.server import lobby as server_lobby
+from rummy.server.changes import Visitor
 from rummy.server.lobby import PUSH_BACKLOG
 from rummy.server.master import TableMaster as Table
-from rummy.server.master import Visitor
 from rummy.server.options import ServerOptions
 from rummy.server.storage import Storage
 from tests.support import eventually

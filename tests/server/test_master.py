@@ -18,7 +18,8 @@ from rummy.protocol import GameUpdate, Ok, Seated, TableOptions, errors
 from rummy.protocol.codec import server_decoder
 from rummy.protocol.messages import ChatLine, Clock, Error, LobbyGone
 from rummy.protocol.messages import Table as TableMessage
-from rummy.server.master import Change, Context, Outcome, TableMaster, Visitor
+from rummy.server.changes import Change, Context, Outcome, Visitor
+from rummy.server.master import TableMaster
 from rummy.server.options import ServerOptions
 from rummy.server.refused import Refused
 
