@@ -17,7 +17,7 @@ write each. No rules, no storage, no views: what is left is the floor.
 Printed: moves, the latency from a move sent to its ``ok`` (p50, p99), and the echo
 server's CPU per move. With ``--beside-load`` it first runs ``bench/load.py`` with the
 same tables, pace and duration (our server, in the same sitting) and prints both
-figures and their ratio: the goal of issue 15 is our CPU per move within 2x of this.
+figures and their ratio: the goal is our CPU per move within 2x of this.
 """
 
 from __future__ import annotations
