@@ -202,3 +202,106 @@ def test_a_chair_taken_back_by_another_connection_tells_the_first_one() -> None:
     (replaced,) = [m for m in frames_to(outcome, ANN.id) if isinstance(m, Error)]
     assert replaced.code == errors.REPLACED and ANN.id in outcome.gone
     assert (again.id, 0) in outcome.places and t.where(again.id) == 0 and t.where(ANN.id) is None
+
+
+PEOPLE = (ANN, BOB, CY, DEE)
+
+
+def mover_of(t: TableMaster) -> Visitor:
+    assert t.game is not None
+    return PEOPLE[t.game.partner_draw.seat_of_chair.index(t.game.current)]
+
+
+def play_to(t: TableMaster, phase: str) -> Outcome:
+    """The four people play their seats (the heuristic bot choosing from each one's own
+    view) until the game reaches ``phase``; returns the last move's outcome."""
+    bot = make_bot("heuristic", random.Random(3))
+    outcome = Outcome()
+    assert t.game is not None
+    for _ in range(2000):
+        if t.game.phase == phase:
+            return outcome
+        if t.game.phase == "deal_over":
+            for v in PEOPLE:
+                stored(t.ready(v, request_id=50))
+            outcome = stored(t.timer("next_deal"))  # due at once: all are ready
+            continue
+        seat = t.game.current
+        outcome = stored(t.play(mover_of(t), bot.choose(view_for(t.game, seat)), None, request_id=50))
+    raise AssertionError(f"the game did not reach {phase}")
+
+
+def test_r3_1_the_next_deal_starts_when_every_present_player_is_ready() -> None:
+    t, _ = four_seated(deal_pause=20.0)
+    stored(t.start(ANN, request_id=1))
+    ended = play_to(t, "deal_over")
+    assert ended.timers["next_deal"] == 20.0  # else it starts by itself after the pause
+    assert t.game is not None and len(t.game.results) == 1
+    for v in (ANN, BOB, CY):
+        stored(t.ready(v, request_id=2))
+        assert t.game.phase == "deal_over"  # not yet: Dee has not said so
+    last = stored(t.ready(DEE, request_id=2))
+    assert last.timers["next_deal"] == 0.0  # all ready: the next deal is due at once
+    dealt = stored(t.timer("next_deal"))
+    assert t.game.phase != "deal_over" and len(t.game.results) == 1
+    assert [m for m in frames_to(dealt, ANN.id) if isinstance(m, GameUpdate)]  # the new deal, told
+
+
+def test_r3_1_the_deal_pause_starts_the_next_deal_without_anyone_ready() -> None:
+    t, now = four_seated(deal_pause=20.0)
+    stored(t.start(ANN, request_id=1))
+    play_to(t, "deal_over")
+    now.t += 20
+    stored(t.timer("next_deal"))
+    assert t.game is not None and t.game.phase != "deal_over"
+    with pytest.raises(Refused) as late:
+        t.ready(ANN, request_id=3)
+    assert late.value.code == errors.NOT_DEAL_OVER
+
+
+def test_r2_2_play_again_draws_partners_anew_once_all_four_say_so() -> None:
+    t, _ = four_seated()
+    stored(t.start(ANN, request_id=1))
+    first = t.game
+    with pytest.raises(Refused) as early:
+        t.play_again(ANN, request_id=2)
+    assert early.value.code == errors.NOT_FINISHED
+    play_to(t, "game_over")
+    assert t.status == "finished"
+    for v in (ANN, BOB, CY):
+        stored(t.play_again(v, request_id=3))
+        assert t.game is first
+    change = t.play_again(DEE, request_id=3)
+    assert change.writes  # a new game is stored before anyone hears of it
+    stored(change)
+    assert t.status == "playing" and t.game is not first and t.game is not None
+    assert t.game.partner_draw.rounds  # partners drawn again (R2.2)
+
+
+def test_only_the_creator_seats_bots_and_starts_and_bots_leave_only_before_the_game() -> None:
+    t, _ = table()
+    stored(t.sit(ANN, 0, request_id=1))
+    stored(t.sit(BOB, 1, request_id=2))
+    for attempt in (lambda: t.add_bot(BOB, 2, "easy", 3), lambda: t.start(BOB, 3)):
+        with pytest.raises(Refused) as refused:
+            attempt()
+        assert refused.value.code == errors.NOT_CREATOR
+    with pytest.raises(Refused) as short:
+        t.start(ANN, request_id=4)
+    assert short.value.code == errors.NOT_FULL
+    stored(t.add_bot(ANN, 2, "easy", request_id=5))
+    stored(t.add_bot(ANN, 3, "hard", request_id=6))
+    assert [c.name for c in t.chairs if c is not None and c.bot] == ["Dara", "Mina"]  # names, not numbers
+    stored(t.start(ANN, request_id=7))
+    with pytest.raises(Refused) as playing:
+        t.remove_bot(ANN, 2, request_id=8)
+    assert playing.value.code == errors.NOT_WAITING
+
+
+def test_the_turn_clock_stops_while_nobody_is_there_to_act() -> None:
+    t, _ = four_seated(TableOptions(turn_seconds=30))
+    stored(t.start(ANN, request_id=1))
+    outcomes = [stored(t.detach(v.id)) for v in PEOPLE]
+    assert outcomes[-1].timers.get("time_up", 0) is None  # the last one gone: no clock runs
+    back = stored(t.reclaim(ANN, 0, answer=b""))
+    assert back.timers["time_up"] is not None  # someone is there: the clock goes on
