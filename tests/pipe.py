@@ -112,7 +112,9 @@ class PipeEnd(asyncio.Transport):
         peer = self.peer
         if self._lost or peer is None:
             return
-        if self._outbox and peer._reading and not peer._lost:
+        if peer._lost:
+            self._outbox.clear()  # nobody will read it (a socket would be reset)
+        if self._outbox and peer._reading:
             data = bytes(self._outbox)
             self._outbox.clear()
             protocol: Any = peer._protocol

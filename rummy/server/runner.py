@@ -4,16 +4,17 @@ A change goes through ``run``: the master checks it against the table as it is
 (or refuses: nothing changed), the runner stores its statements, the master
 applies it, and the runner carries out the outcome — the registry's places and
 tokens, one write per connection of what that connection is sent, the timers,
-the bots' thinking. Changes run one at a time, in the order they came, in a task
-of the runner's own: a caller that is cancelled (its connection closing
-mid-move) cannot cut a change short, nor let the next one start before it ends.
+the bots' thinking. Changes run one at a time, in the order they came, each
+going on from its commit by a callback, not in its caller's task: a caller that is
+cancelled (its connection closing mid-move) cannot cut a change short, nor let the
+next one start before it ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-import sqlite3
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -48,7 +49,7 @@ class TableRunner:
         self._changed = changed  # the lobby's: the table's listing changed
         self._closed = closed  # the lobby's: the table is gone
         self._queue: deque[tuple[Callable[[], Change], asyncio.Future[Any]]] = deque()
-        self._worker: asyncio.Task[None] | None = None
+        self._busy = False  # a change is under way (waiting for its commit, maybe)
         self._timers: dict[Timer, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -56,48 +57,65 @@ class TableRunner:
 
     def submit(self, make: Callable[[], Change]) -> asyncio.Future[Any]:
         """Queue the change ``make()`` builds (against the table as it is when its turn
-        comes); the future gets the outcome's result, or the ``Refused`` raised."""
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[Any] = loop.create_future()
+        comes); the future gets the outcome's result, or the ``Refused`` raised.
+
+        With nothing ahead of it, the change is checked (and, if it stores nothing,
+        carried out) at once, in the caller's turn of the loop: a task per change was
+        a good part of what a move cost the server."""
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.append((make, done))
-        if self._worker is None:
-            self._worker = loop.create_task(self._work())
+        if not self._busy:
+            self._work()
         return done
 
     async def run(self, make: Callable[[], Change]) -> Any:
-        """``submit`` and wait for it (a cancelled caller leaves the change to finish)."""
-        return await asyncio.shield(self.submit(make))
+        """``submit`` and wait for it. A cancelled caller only stops waiting: the change
+        goes on, and the next one waits for it."""
+        return await self.submit(make)
 
     def post(self, make: Callable[[], Change]) -> None:
         """``submit`` without waiting: what is refused is only logged."""
         self.submit(make).add_done_callback(self._logged)
 
-    async def _work(self) -> None:
-        try:
-            while self._queue:
-                make, done = self._queue.popleft()
-                try:
-                    outcome = await self._store_and_apply(make())
-                except Exception as error:  # Refused, or a bug: its caller hears of it
-                    if not done.done():
-                        done.set_exception(error)
-                    continue
-                self._carry_out(outcome)
-                if not done.done():
-                    done.set_result(outcome.result)
-        finally:
-            self._worker = None
-
-    async def _store_and_apply(self, change: Change) -> Outcome:
-        if change.writes:
+    def _work(self) -> None:
+        """Run the queued changes in order, until one waits for its commit (``_stored``
+        goes on from there) or none is left."""
+        self._busy = True
+        while self._queue:
+            make, done = self._queue.popleft()
             try:
-                await self._storage.write(change.writes)
-            except sqlite3.Error as error:
-                log.error("table %s: storage write failed: %s", self.master.id, error)
-                if change.undo is not None:
-                    change.undo()
-                raise Refused(E.INTERNAL, change.failed) from None
-        return change.apply()
+                change = make()
+            except Exception as error:  # Refused, or a bug: its caller hears of it
+                _fail(done, error)
+                continue
+            if change.writes:
+                stored = self._storage.write_soon(change.writes)
+                stored.add_done_callback(functools.partial(self._stored, change=change, done=done))
+                return
+            self._finish(change, done)
+        self._busy = False
+
+    def _stored(self, stored: asyncio.Future[None], change: Change, done: asyncio.Future[Any]) -> None:
+        error = stored.exception() if not stored.cancelled() else asyncio.CancelledError()
+        if error is None:
+            self._finish(change, done)
+        else:
+            log.error("table %s: storage write failed: %s", self.master.id, error)
+            if change.undo is not None:
+                change.undo()
+            _fail(done, Refused(E.INTERNAL, change.failed))
+        self._work()
+
+    def _finish(self, change: Change, done: asyncio.Future[Any]) -> None:
+        """The change is stored: apply it and carry out what it did."""
+        try:
+            outcome = change.apply()
+            self._carry_out(outcome)
+        except Exception as error:  # a bug: its caller hears of it, the table goes on
+            _fail(done, error)
+            return
+        if not done.done():
+            done.set_result(outcome.result)
 
     def _logged(self, done: asyncio.Future[Any]) -> None:
         if done.cancelled():
@@ -190,3 +208,8 @@ class TableRunner:
         for task in list(self._tasks):
             if task is not current:
                 task.cancel()
+
+
+def _fail(done: asyncio.Future[Any], error: Exception) -> None:
+    if not done.done():  # else its caller stopped waiting (cancelled)
+        done.set_exception(error)

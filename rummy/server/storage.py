@@ -409,15 +409,20 @@ class Storage:
 
     # --- writing ----------------------------------------------------------------
 
-    async def write(self, statements: Sequence[Statement]) -> None:
-        """Run ``statements`` in one transaction (with whatever else is waiting) and
-        return once they are committed. Raises ``sqlite3.Error`` if they failed."""
+    def write_soon(self, statements: Sequence[Statement]) -> asyncio.Future[None]:
+        """Run ``statements`` in one transaction (with whatever else is waiting); the
+        future is done once they are committed, or has the ``sqlite3.Error`` if they
+        failed."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
         self._pending.append((list(statements), done))
         if self._flusher is None:
             self._flusher = loop.create_task(self._flush())
-        await done
+        return done
+
+    async def write(self, statements: Sequence[Statement]) -> None:
+        """``write_soon``, and wait for the commit. Raises ``sqlite3.Error``."""
+        await self.write_soon(statements)
 
     async def _flush(self) -> None:
         loop = asyncio.get_running_loop()

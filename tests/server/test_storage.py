@@ -89,14 +89,8 @@ async def test_a_move_that_cannot_be_saved_is_refused_and_changes_nothing(server
     before = table.game.snapshot()
     storage = server.storage
 
-    async def failing(statements: object) -> None:
-        raise sqlite3.OperationalError("disk I/O error")
-
-    storage.write = failing  # type: ignore[method-assign]
-    try:
+    with disk_full(storage, "disk I/O error"):
         refused = await mover.move(table.game.legal_moves()[0])
-    finally:
-        del storage.write  # type: ignore[method-assign]
     assert isinstance(refused, Error) and refused.code == errors.INTERNAL
     assert table.game.snapshot() == before
     await play_all(clients)
@@ -104,19 +98,21 @@ async def test_a_move_that_cannot_be_saved_is_refused_and_changes_nothing(server
 
 
 @contextlib.contextmanager
-def disk_full(storage: Storage) -> Iterator[list[object]]:
+def disk_full(storage: Storage, why: str = "database or disk is full") -> Iterator[list[object]]:
     """Every write fails as on a full disk while inside; the list holds the writes tried."""
     tried: list[object] = []
 
-    async def failing(statements: object) -> None:
+    def failing(statements: object) -> asyncio.Future[None]:
         tried.append(statements)
-        raise sqlite3.OperationalError("database or disk is full")
+        failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        failed.set_exception(sqlite3.OperationalError(why))
+        return failed
 
-    storage.write = failing  # type: ignore[method-assign]
+    storage.write_soon = failing  # type: ignore[method-assign]
     try:
         yield tried
     finally:
-        del storage.write  # type: ignore[method-assign]
+        del storage.write_soon  # type: ignore[method-assign]
 
 
 async def _waiting_table(server: Server) -> tuple[Client, Client, int]:
