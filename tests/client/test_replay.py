@@ -295,7 +295,10 @@ async def test_a_game_from_the_history_opens_its_replay_and_can_be_saved(utc: No
         assert rec.game_id is not None
         say(app, Record(id=asked[0].id, game_id=rec.game_id, record=rec), GetRecord)
         await eventually(lambda: isinstance(app.screen, ReplayScreen), pause=pilot.pause)
-        assert f"game #{rec.game_id}, finished" in screen_text(app)
+        # The whole title, up to when it ended (it was cut at 40 characters, mid-word).
+        assert rec.finished is not None
+        title = f"Replay: {rec.table}, game #{rec.game_id}, finished {when_words(rec.finished, NOW)}"
+        assert title in screen_text(app)
         await pilot.press("w")
         await eventually(lambda: any((state_dir / "replays").glob("*.json")), pause=pilot.pause)
         saved = next((state_dir / "replays").glob("*.json"))
