@@ -13,7 +13,7 @@ from textual.widgets import DataTable
 
 from rummy.client.app import RummyApp
 from rummy.client.cli import main as client_main
-from rummy.client.messages import OpenHistory, ReplayRequested
+from rummy.client.messages import LeaveTable, OpenHistory, ReplayRequested
 from rummy.client.replay import Replay
 from rummy.client.screens.history import HistoryScreen, when_words
 from rummy.client.screens.lobby import LobbyScreen
@@ -436,3 +436,39 @@ async def test_the_replays_log_says_which_moves_a_stand_in_or_the_timer_played()
         assert f"played by a bot while {screen.replay.seats.name(first)}" in screen_text(app)
         await pilot.press("right", "right")
         assert "time ran out: the server played this" in screen_text(app)
+
+
+class LobbyHarness(TableHarness):
+    has_lobby = True  # a server's client: the table screen offers the way back
+
+
+async def test_back_from_watching_the_game_again_the_table_says_how_to_reach_the_lobby() -> None:
+    """Seen in tmux: w at the game's end, then q closed the replay onto the finished
+    table, whose line said only "a for another game, q to quit" (q quits at once). It
+    names b for the lobby, and b goes there."""
+    game = meld_position("7h 8h 9h", deal=2)
+    game.results = [
+        DealResult(1, "passes", None, ((),) * 4, (TeamScore(30, 0, -10, 0), TeamScore(50, 0, -5, 0)))
+    ]
+    app = LobbyHarness(game, bots=False)
+    app.table.last_game = 31
+    posted: list[object] = []
+    async with app.run_test(size=(100, 40), message_hook=posted.append) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await pilot.press("w")  # watch again (the replay itself is the app's): then the table
+        await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        assert "The game is over: a for another game, b for the lobby, q to quit." in screen_text(app)
+        await pilot.press("b")
+        await eventually(lambda: any(isinstance(m, LeaveTable) for m in posted), pause=pilot.pause)
+
+
+async def test_the_local_game_names_no_lobby_at_its_end() -> None:
+    app = game_end_harness()  # the game against bots: no lobby to go back to
+    app.table.last_game = 31
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await pilot.press("w")
+        await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        assert "The game is over: a for another game, q to quit." in screen_text(app)
