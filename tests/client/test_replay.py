@@ -123,8 +123,11 @@ async def test_a_deal_end_shows_its_breakdown_and_the_game_end_the_final_scores(
         assert f"{'Deal total':<22}{a.total:>8}{b.total:>8}" in text
         assert "Ready for the next deal" not in text and "starts once all four" not in text
         await pilot.press("escape")
+        # The key after escape must reach the replay, not the dialog still closing (under
+        # load the step was lost and the log never said it).
+        await eventually(lambda: app.screen is screen, pause=pilot.pause)
         await pilot.press("right")
-        assert "Deal 2 of 2 begins." in screen_text(app)
+        await eventually(lambda: "Deal 2 of 2 begins." in screen_text(app), pause=pilot.pause)
         await pilot.press("end")
         assert replay.at_end and isinstance(app.screen, ReplayScreen)
         a, b = replay.step.view.totals()
@@ -136,6 +139,7 @@ async def test_a_deal_end_shows_its_breakdown_and_the_game_end_the_final_scores(
         await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
         assert f"{'Game totals':<22}{a:>8}{b:>8}" in screen_text(app)
         await pilot.press("escape")
+        await eventually(lambda: app.screen is screen, pause=pilot.pause)
         await pilot.press("up")
         assert replay.position == replay.deal_ends[0]
 
@@ -148,7 +152,9 @@ async def test_play_on_at_a_chosen_speed_stops_at_the_deal_end() -> None:
         replay = screen.replay
         await pilot.press("down")  # to the deal's end, and back a few moves: close to it
         await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
-        await pilot.press("escape", *["left"] * 8)
+        await pilot.press("escape")
+        await eventually(lambda: app.screen is screen, pause=pilot.pause)  # the keys reach the replay
+        await pilot.press(*["left"] * 8)
         assert replay.position == replay.deal_ends[0] - 8
         await pilot.press("plus", "plus", "plus", "plus", "plus")  # the fastest: 16 moves/s
         assert "16 moves/s" in screen_text(app)
