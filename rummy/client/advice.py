@@ -125,12 +125,20 @@ def move_words(move: Move, view: PlayerView, seats: Seats, ascii: bool = False) 
     return Content(str(move))
 
 
-def prompt(view: PlayerView | None, seats: Seats, chosen: Sequence[Card], ascii: bool = False) -> Content:
-    """The always-visible line: what this player can do now."""
+def prompt(
+    view: PlayerView | None, seats: Seats, chosen: Sequence[Card], ascii: bool = False, lobby: bool = False
+) -> Content:
+    """The always-visible line: what this player can do now. ``lobby``: the client has
+    a lobby to go back to (a server's, not the local game's)."""
     if view is None:
         return Content("Waiting for the game to start.")
     if view.phase == "game_over":
-        return Content("The game is over: a for another game, q to quit.")
+        # The way back to the lobby is said here: b is not in the footer, and q at a
+        # game's end quits at once (a player back from "watch again" had no other sign).
+        if view.seat is None:
+            return Content("The game is over. b returns to the lobby.")  # a spectator's
+        back = " b for the lobby," if lobby else ""
+        return Content(f"The game is over: a for another game,{back} q to quit.")
     current = text.plain(seats.who(view.current), "bold")
     if view.seat is None:
         return Content.assemble(

@@ -116,7 +116,7 @@ def seats_of(info: TableInfo | None, me: int | None) -> Seats:
 
 def replay_title(record: GameRecordWire, now: float) -> str:
     """What the replay screen says it shows: the table, the game, when it ended."""
-    parts = [record.table or "A game"]
+    parts = [text.clean(record.table, 40) or "A game"]  # a table name, as long as the lobby shows it
     if record.game_id is not None:
         parts.append(f"game #{record.game_id}")
     if record.finished is not None:

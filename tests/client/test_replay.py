@@ -13,7 +13,7 @@ from textual.widgets import DataTable
 
 from rummy.client.app import RummyApp
 from rummy.client.cli import main as client_main
-from rummy.client.messages import OpenHistory, ReplayRequested
+from rummy.client.messages import LeaveTable, OpenHistory, ReplayRequested
 from rummy.client.replay import Replay
 from rummy.client.screens.history import HistoryScreen, when_words
 from rummy.client.screens.lobby import LobbyScreen
@@ -123,8 +123,11 @@ async def test_a_deal_end_shows_its_breakdown_and_the_game_end_the_final_scores(
         assert f"{'Deal total':<22}{a.total:>8}{b.total:>8}" in text
         assert "Ready for the next deal" not in text and "starts once all four" not in text
         await pilot.press("escape")
+        # The key after escape must reach the replay, not the dialog still closing (under
+        # load the step was lost and the log never said it).
+        await eventually(lambda: app.screen is screen, pause=pilot.pause)
         await pilot.press("right")
-        assert "Deal 2 of 2 begins." in screen_text(app)
+        await eventually(lambda: "Deal 2 of 2 begins." in screen_text(app), pause=pilot.pause)
         await pilot.press("end")
         assert replay.at_end and isinstance(app.screen, ReplayScreen)
         a, b = replay.step.view.totals()
@@ -136,6 +139,7 @@ async def test_a_deal_end_shows_its_breakdown_and_the_game_end_the_final_scores(
         await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
         assert f"{'Game totals':<22}{a:>8}{b:>8}" in screen_text(app)
         await pilot.press("escape")
+        await eventually(lambda: app.screen is screen, pause=pilot.pause)
         await pilot.press("up")
         assert replay.position == replay.deal_ends[0]
 
@@ -148,7 +152,9 @@ async def test_play_on_at_a_chosen_speed_stops_at_the_deal_end() -> None:
         replay = screen.replay
         await pilot.press("down")  # to the deal's end, and back a few moves: close to it
         await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
-        await pilot.press("escape", *["left"] * 8)
+        await pilot.press("escape")
+        await eventually(lambda: app.screen is screen, pause=pilot.pause)  # the keys reach the replay
+        await pilot.press(*["left"] * 8)
         assert replay.position == replay.deal_ends[0] - 8
         await pilot.press("plus", "plus", "plus", "plus", "plus")  # the fastest: 16 moves/s
         assert "16 moves/s" in screen_text(app)
@@ -295,7 +301,10 @@ async def test_a_game_from_the_history_opens_its_replay_and_can_be_saved(utc: No
         assert rec.game_id is not None
         say(app, Record(id=asked[0].id, game_id=rec.game_id, record=rec), GetRecord)
         await eventually(lambda: isinstance(app.screen, ReplayScreen), pause=pilot.pause)
-        assert f"game #{rec.game_id}, finished" in screen_text(app)
+        # The whole title, up to when it ended (it was cut at 40 characters, mid-word).
+        assert rec.finished is not None
+        title = f"Replay: {rec.table}, game #{rec.game_id}, finished {when_words(rec.finished, NOW)}"
+        assert title in screen_text(app)
         await pilot.press("w")
         await eventually(lambda: any((state_dir / "replays").glob("*.json")), pause=pilot.pause)
         saved = next((state_dir / "replays").glob("*.json"))
@@ -433,3 +442,39 @@ async def test_the_replays_log_says_which_moves_a_stand_in_or_the_timer_played()
         assert f"played by a bot while {screen.replay.seats.name(first)}" in screen_text(app)
         await pilot.press("right", "right")
         assert "time ran out: the server played this" in screen_text(app)
+
+
+class LobbyHarness(TableHarness):
+    has_lobby = True  # a server's client: the table screen offers the way back
+
+
+async def test_back_from_watching_the_game_again_the_table_says_how_to_reach_the_lobby() -> None:
+    """Seen in tmux: w at the game's end, then q closed the replay onto the finished
+    table, whose line said only "a for another game, q to quit" (q quits at once). It
+    names b for the lobby, and b goes there."""
+    game = meld_position("7h 8h 9h", deal=2)
+    game.results = [
+        DealResult(1, "passes", None, ((),) * 4, (TeamScore(30, 0, -10, 0), TeamScore(50, 0, -5, 0)))
+    ]
+    app = LobbyHarness(game, bots=False)
+    app.table.last_game = 31
+    posted: list[object] = []
+    async with app.run_test(size=(100, 40), message_hook=posted.append) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await pilot.press("w")  # watch again (the replay itself is the app's): then the table
+        await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        assert "The game is over: a for another game, b for the lobby, q to quit." in screen_text(app)
+        await pilot.press("b")
+        await eventually(lambda: any(isinstance(m, LeaveTable) for m in posted), pause=pilot.pause)
+
+
+async def test_the_local_game_names_no_lobby_at_its_end() -> None:
+    app = game_end_harness()  # the game against bots: no lobby to go back to
+    app.table.last_game = 31
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await pilot.press("w")
+        await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        assert "The game is over: a for another game, q to quit." in screen_text(app)

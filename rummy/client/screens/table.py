@@ -310,7 +310,7 @@ class TableScreen(Screen[None]):
 
     def _prompt(self) -> Content:
         chosen = self.hand.chosen if (self.hand.selected or self.hand.has_focus) else []
-        prompt = advice.prompt(self.view, self.seats, chosen, self.ascii)
+        prompt = advice.prompt(self.view, self.seats, chosen, self.ascii, self.app_has_lobby)
         timer = self.timer
         if timer is not None and timer.kind == "next_deal" and not self.offline:
             left = timer.left(time.monotonic())

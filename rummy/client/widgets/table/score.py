@@ -42,7 +42,10 @@ def score_line(scene: Scene, table_name: str, width: int) -> Content:
         )
     sep = Content.styled("  |  " if look.ascii else "  │  ", "dim")
     right = Content.assemble(teams[0], sep, teams[1])
-    title = text.plain(table_name, "dim", limit=40) if table_name else Content("")
+    # No 40-character cut here (a table name is cut so already): a replay's title, "Replay:
+    # NAME, game #N, finished WHEN", is longer, and fit() below cuts it to the room left,
+    # with an ellipsis, instead of mid-word at any width.
+    title = text.plain(table_name, "dim") if table_name else Content("")
     room = width - deal.cell_length - right.cell_length - 4
     if title.cell_length and room >= 8:
         left = Content.assemble(deal, "  ", text.fit(title, room, look.ascii))
