@@ -1,6 +1,6 @@
 """What each SSH or browser player costs the host: memory per client, and the time to the lobby.
 
-    python bench/door_sessions.py [--door ssh|web] [--sessions 20] [--play] [--json]
+    python bench/door_sessions.py [--door ssh|web] [--sessions 20] [--play] [--breakdown] [--json]
 
 It starts a ``rummy-server --ssh-port`` (or ``--web-port``) subprocess (temporary
 database and state directory), then opens ``--sessions`` sessions on it one
@@ -22,6 +22,13 @@ clients take from the machine), their mean and max, and how much the server
 process itself grew (the door's channels, ptys and buffers); the time to the
 first screen (median and max); then the CPU the clients and the server use over
 ``--idle-seconds`` in which nobody presses a key.
+
+With ``--breakdown`` (root only: /proc/PID/pagemap shows page frames to root
+alone) it also says what a client's private pages are, from its and its
+parent's page frames: pages of the parent the client wrote to, so the kernel
+copied them (CPython writes the reference count of every object it uses, and
+its specialising interpreter writes into the bytecode it runs), and pages of the
+client's own (what it allocated after the fork).
 """
 
 from __future__ import annotations
@@ -55,6 +62,44 @@ def memory_kib(pid: int) -> tuple[int, int]:
         name, value = line.split(":", 1)
         fields[name] = int(value.split()[0])
     return fields["Rss"], fields["Pss"]
+
+
+def resident_frames(pid: int) -> dict[int, int]:
+    """The page frame behind each resident page of a process's writable private
+    mappings (page address -> frame), from /proc/PID/maps and pagemap."""
+    frames: dict[int, int] = {}
+    page = os.sysconf("SC_PAGE_SIZE")
+    with open(f"/proc/{pid}/pagemap", "rb") as pagemap:
+        for line in Path(f"/proc/{pid}/maps").read_text().splitlines():
+            span, perms = line.split()[:2]
+            if perms[1] != "w" or perms[3] != "p":
+                continue
+            start, end = (int(x, 16) for x in span.split("-"))
+            pagemap.seek(start // page * 8)
+            entries = pagemap.read((end - start) // page * 8)
+            for i in range(len(entries) // 8):
+                entry = int.from_bytes(entries[i * 8 : i * 8 + 8], "little")
+                if entry >> 63:  # present
+                    frames[start + i * page] = entry & ((1 << 55) - 1)
+    return frames
+
+
+def private_breakdown_kib(pid: int, parent: int) -> tuple[int, int]:
+    """(copied, own) KiB: a client's private pages that are its parent's pages copied
+    on write (same address, another frame), and those the parent does not have."""
+    page_kib = os.sysconf("SC_PAGE_SIZE") // 1024
+    theirs = resident_frames(parent)
+    copied = own = 0
+    for address, frame in resident_frames(pid).items():
+        if address not in theirs:
+            own += 1
+        elif theirs[address] != frame:
+            copied += 1
+    return copied * page_kib, own * page_kib
+
+
+def parent_pid(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def cpu_seconds(pid: int) -> float:
@@ -223,6 +268,7 @@ async def measure(args: argparse.Namespace, where: str, server_pid: int) -> dict
         assert len(clients) == args.sessions, clients
         figures = [memory_kib(pid) for pid in clients]
         server_after = memory_kib(server_pid)
+        breakdown = [private_breakdown_kib(pid, parent_pid(pid)) for pid in clients] if args.breakdown else []
         # CPU while nobody presses a key (bots may be playing at the tables with --play).
         watched = [*clients, server_pid]
         before = [cpu_seconds(pid) for pid in watched]
@@ -233,7 +279,12 @@ async def measure(args: argparse.Namespace, where: str, server_pid: int) -> dict
             await s.close()
     rss = [r for r, _ in figures]
     pss = [p for _, p in figures]
+    copied = {
+        "client_private_copied_mib_mean": statistics.mean(c for c, _ in breakdown) / 1024,
+        "client_private_own_mib_mean": statistics.mean(o for _, o in breakdown) / 1024,
+    }
     return {
+        **(copied if breakdown else {}),
         "door": args.door,
         "sessions": args.sessions,
         "state": "in a game" if args.play else "in the lobby",
@@ -257,6 +308,11 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--play", action="store_true", help="each session starts a game against bots")
     parser.add_argument("--idle-seconds", type=float, default=10.0, help="how long CPU is watched")
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="say which private pages are the parent's copied and which the client's own (root)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     door = ["--ssh-port", "0", "--ssh-max-per-address", str(args.sessions)]
@@ -291,6 +347,11 @@ def main() -> None:
         f" {result['client_pss_mib_max']:.1f} max; RSS {result['client_rss_mib_mean']:.1f} MiB mean,"
         f" {result['client_rss_mib_max']:.1f} max"
     )
+    if "client_private_copied_mib_mean" in result:
+        print(
+            f"  of a client's private pages: {result['client_private_copied_mib_mean']:.1f} MiB its parent's"
+            f" that it wrote to (copied on write), {result['client_private_own_mib_mean']:.1f} MiB its own"
+        )
     print(
         f"  first screen (the lobby): {result['first_screen_s_first']:.2f} s for the first session,"
         f" {result['first_screen_s_median']:.2f} s median, {result['first_screen_s_max']:.2f} s max"
