@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from importlib import metadata
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -96,6 +95,8 @@ class _Head(msgspec.Struct):
 @cache
 def written_by() -> str:
     """This program, as a record names its writer: "persian-rummy 0.1.0"."""
+    from importlib import metadata  # costs the client's start 25 ms; only records need it
+
     try:
         return f"persian-rummy {metadata.version('persian-rummy')}"
     except metadata.PackageNotFoundError:
