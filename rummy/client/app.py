@@ -5,16 +5,16 @@ server says into changes of the ``Session`` (where this client stands) and calls
 on the screens (``show_tables``, ``update``...), and what the screens ask for
 (app-wide messages from ``messages.py``) into requests. An answer is matched to
 its request by the request's type. For the game against bots (no address given)
-it first starts a server inside this process, on a free loopback port, through
-``rummy.server.start_server``, and shows no lobby at all.
+it plays on a server of its own on a free loopback port (``local.py``: forked by
+the command line before Textual loads, else started in this process), and shows no
+lobby at all.
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import App
@@ -64,9 +64,10 @@ from rummy.protocol import (
 )
 from rummy.protocol import errors as codes
 
-from . import text
+from . import local, text
 from .ascii_mode import use_ascii
 from .connection import Connection, ConnectionChanged, ServerSaid
+from .local import LocalServer
 from .messages import (
     BotRequested,
     CreateTableRequested,
@@ -86,15 +87,15 @@ from .messages import (
     WatchRequested,
 )
 from .model import SeatInfo, Seats, TurnTimer
-from .replay import Replay
-from .screens.history import HistoryScreen, when_words
 from .screens.modals import MIN_HEIGHT, MIN_WIDTH, ConfirmScreen, NoticeScreen, TooSmallScreen
-from .screens.replay import ReplayScreen
 from .screens.table import TableScreen
 from .session import Session
 from .state import LOCAL, HandMemory, SeatLock, SeatToken, StateStore, save_record, seat_key
 from .widgets.status import ConnectionBanner
 from .widgets.table.faces import Look
+
+if TYPE_CHECKING:  # the history and replay screens load when first opened: not at the start
+    from .screens.history import HistoryScreen
 
 LOCAL_KEY = LOCAL
 HOW_TO_PLAY_OFFERED = "how_to_play_offered"
@@ -116,6 +117,8 @@ def seats_of(info: TableInfo | None, me: int | None) -> Seats:
 
 def replay_title(record: GameRecordWire, now: float) -> str:
     """What the replay screen says it shows: the table, the game, when it ended."""
+    from .screens.history import when_words
+
     parts = [text.clean(record.table, 40) or "A game"]  # a table name, as long as the lobby shows it
     if record.game_id is not None:
         parts.append(f"game #{record.game_id}")
@@ -151,6 +154,8 @@ class RummyApp(App[None]):
         replay: GameRecordWire | None = None,
         replay_title: str = "",
         hosted: bool = False,
+        seat_lock: SeatLock | None = None,
+        local_server: LocalServer | None = None,
     ) -> None:
         super().__init__()
         self.player_name = player_name
@@ -167,10 +172,12 @@ class RummyApp(App[None]):
         self.bot_levels = bot_levels  # the local game's three bots, chairs 1 to 3
         # The seat token is this player's at this server: only one running client may
         # use (and remember) it; a second one plays with a token kept in memory.
-        self.seat_lock = SeatLock(self.store.directory, self.store_key)
+        # (The command line takes the local game's lock before it forks its server.)
+        self.seat_lock = seat_lock or SeatLock(self.store.directory, self.store_key)
         self.owns_seat_token = False
         self.token_in_memory: str | None = None
-        self.server: Any = None  # the in-process server of the local game
+        # The local game's server: forked by the command line, or started in _start_local.
+        self.local_server = local_server
         self.connection: Connection | None = None
         self.session = Session()
         self.leaving = False  # exit() was called: the screens may be going
@@ -263,27 +270,15 @@ class RummyApp(App[None]):
         self._check_size(self.size.width, self.size.height)
 
     async def _start_local(self) -> None:
-        from rummy.server import start_server  # only the local game needs the server
-
-        db_path = None
-        if self.owns_seat_token:  # else another local game has the saved one open
-            with contextlib.suppress(OSError):
-                self.store.directory.mkdir(parents=True, exist_ok=True)
-                db_path = self.store.directory / "local.sqlite"
-        reason: Exception | None = None
-        for path in (db_path, None) if db_path is not None else (None,):
-            try:
-                # The saved game survives the client being killed; a power cut may cost
-                # its last move (no fsync per move: the table comes up faster).
-                options = {"sync": "normal", **self.server_options}
-                self.server = await start_server("127.0.0.1", 0, path, **options)
-                break
-            except Exception as e:  # a damaged saved game must not stop a new one
-                reason = e
-        if self.server is None:
-            self.connection_status = f"The local game could not start: {reason}"
+        if self.local_server is None:  # none forked for this app: one in this process
+            saved = local.saved_game(self.store.directory) if self.owns_seat_token else None
+            self.local_server = local.InProcess(saved, self.server_options)
+        try:
+            port = await self.local_server.ready()
+        except local.LocalServerError as e:
+            self.connection_status = f"The local game could not start: {e}"
             return
-        self._connect("127.0.0.1", self.server.port)
+        self._connect(local.HOST, port)
 
     def _lock_taken_text(self) -> str:
         if self.local:
@@ -308,8 +303,8 @@ class RummyApp(App[None]):
         self.leaving = True
         if self.connection is not None:
             await self.connection.close()
-        if self.server is not None:
-            await self.server.close()
+        if self.local_server is not None:
+            await self.local_server.close()
         self.seat_lock.release()
         if self.ascii:
             self._plain_scrollbars_off()
@@ -676,6 +671,8 @@ class RummyApp(App[None]):
     def _open_history(self) -> None:
         if self.history_screen is not None and self.history_screen in self.screen_stack:
             return
+        from .screens.history import HistoryScreen
+
         self.history_screen = HistoryScreen(self.ascii, self.clock)
         self.push_screen(self.history_screen)  # it asks for its first page once mounted
 
@@ -707,6 +704,9 @@ class RummyApp(App[None]):
 
     def _open_replay(self, record: GameRecordWire, title: str, standalone: bool) -> None:
         """Open the replay of ``record`` (it is checked as it is replayed)."""
+        from .replay import Replay
+        from .screens.replay import ReplayScreen
+
         try:
             replay = Replay(record)
         except RecordError as error:

@@ -1,9 +1,9 @@
 """``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--bots LEVEL]``,
 ``rummy-client --replay FILE``.
 
-With an address it joins that server's lobby; without one it starts a server in
-this process and opens a game against three bots at once (``--bots`` sets their
-level: easy, normal or hard). ``--replay FILE`` watches a saved game
+With an address it joins that server's lobby; without one it starts a server of
+its own (forked at once, ``local.py``) and opens a game against three bots
+(``--bots`` sets their level: easy, normal or hard). ``--replay FILE`` watches a saved game
 (docs/RECORDS.md) again, with no server at all.
 
 A bug must not leave a traceback over the player's terminal: what Textual would
@@ -33,7 +33,8 @@ from rummy.protocol import (
     sanitize,
 )
 
-from .state import StateStore
+from . import local
+from .state import LOCAL, SeatLock, StateStore
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -163,6 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     if not name:
         parser.error("the name needs at least one letter or digit")
     store.name = name
+    seat_lock = local_server = None
+    if address is None:  # the game against bots: its server starts first, on the other core
+        seat_lock = SeatLock(store.directory, LOCAL)
+        saved = local.saved_game(store.directory) if seat_lock.acquire() else None
+        local_server = local.fork(saved)
 
     from .app import RummyApp  # Textual loads only once the arguments are good
 
@@ -176,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         store=store,
         bot_levels=args.bots,
         hosted=args.hosted,
+        seat_lock=seat_lock,
+        local_server=local_server,
     )
     return run(app, store.directory)
 

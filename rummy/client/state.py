@@ -197,10 +197,18 @@ class SeatLock:
         digest = hashlib.sha256(key.encode()).hexdigest()[:16]
         self.path = directory / "locks" / f"{digest}.lock"
         self._file: Any = None
+        self._answer: bool | None = None
 
     def acquire(self) -> bool:
         """True if this client now holds the lock (or the system has no locks to
-        offer); False if another running client holds it."""
+        offer); False if another running client holds it. Asked again, the first
+        answer: the command line takes the lock of the game against bots before the
+        app starts, and the server it starts depends on the answer."""
+        if self._answer is None:
+            self._answer = self._acquire()
+        return self._answer
+
+    def _acquire(self) -> bool:
         try:
             import fcntl
         except ImportError:  # not POSIX: no lock to take, as before
@@ -222,6 +230,7 @@ class SeatLock:
         if self._file is not None:
             self._file.close()  # closing drops the lock
             self._file = None
+        self._answer = None
 
 
 def save_record(directory: Path, server: str, record: GameRecordWire) -> Path:
