@@ -12,6 +12,7 @@ lobby at all.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -66,7 +67,7 @@ from rummy.protocol import errors as codes
 
 from . import local, text
 from .ascii_mode import use_ascii
-from .connection import Connection, ConnectionChanged, ServerSaid
+from .connection import Connection, ConnectionChanged, Request, ServerSaid
 from .local import LocalServer
 from .messages import (
     BotRequested,
@@ -99,6 +100,7 @@ if TYPE_CHECKING:  # the history and replay screens load when first opened: not 
 
 LOCAL_KEY = LOCAL
 HOW_TO_PLAY_OFFERED = "how_to_play_offered"
+COLLECTOR_PAUSE = 2.0  # seconds after mounting with no garbage collector: the first screen is up
 
 
 def seats_of(info: TableInfo | None, me: int | None) -> Seats:
@@ -178,6 +180,7 @@ class RummyApp(App[None]):
         self.token_in_memory: str | None = None
         # The local game's server: forked by the command line, or started in _start_local.
         self.local_server = local_server
+        self.local_game_asked = False  # on this connection: its table, bots and start
         self.connection: Connection | None = None
         self.session = Session()
         self.leaving = False  # exit() was called: the screens may be going
@@ -246,6 +249,8 @@ class RummyApp(App[None]):
     # --- start and stop --------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if not gc.isenabled():  # paused for the start (cli.pause_collector)
+            self.set_timer(COLLECTOR_PAUSE, self._collect_again)
         if self.ascii:
             self._plain_scrollbars_off = use_ascii(self)
         if self.replay is not None:
@@ -268,6 +273,10 @@ class RummyApp(App[None]):
             elif self.address is not None:
                 self._connect(*self.address)
         self._check_size(self.size.width, self.size.height)
+
+    def _collect_again(self) -> None:
+        gc.freeze()  # what the start made stays: the collector need not walk it ever again
+        gc.enable()
 
     async def _start_local(self) -> None:
         if self.local_server is None:  # none forked for this app: one in this process
@@ -292,7 +301,9 @@ class RummyApp(App[None]):
         )
 
     def _connect(self, host: str, port: int) -> None:
-        self.connection = Connection(host, port, self.player_name, self.post_message, self.remembered_token)
+        self.connection = Connection(
+            host, port, self.player_name, self.post_message, self.remembered_token, self._opening
+        )
         self.run_worker(self.connection.run(), name="connection", group="net", exit_on_error=False)
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
@@ -390,8 +401,29 @@ class RummyApp(App[None]):
         if self.session.table_id is not None:
             self.notify("Your table is gone: the server no longer has it.", severity="warning")
             self._left_table()
-        if self.local:  # the game against bots: one table, three bots, start
-            self.send(CreateTable, name="Game against bots", options=TableOptions(), chair=0)
+        if self.local and not self.local_game_asked:
+            self._ask_for_local_game()
+
+    def _ask_for_local_game(self) -> None:
+        for kind, fields in self._local_game():
+            self.send(kind, **fields)
+
+    def _local_game(self) -> list[Request]:
+        """The game against bots: one table, three bots, start, asked for in one go (the
+        server answers a connection's requests in order: none waits for the one before)."""
+        self.local_game_asked = True
+        table: Request = (CreateTable, {"name": "Game against bots", "options": TableOptions(), "chair": 0})
+        levels = zip((1, 2, 3), self.bot_levels, strict=True)
+        bots: list[Request] = [(AddBot, {"chair": chair, "level": level}) for chair, level in levels]
+        return [table, *bots, (Start, {})]
+
+    def _opening(self) -> list[Request]:
+        """What the connection asks for with its hello: the game against bots when there
+        is no chair to come back to (without waiting for the welcome to say so)."""
+        self.local_game_asked = False
+        if not self.local or self.remembered_token() is not None:
+            return []
+        return self._local_game()
 
     def _seated(self, seated: Seated, request: type[ClientMessage] | None) -> None:
         self.remember_token(seated)
@@ -399,10 +431,6 @@ class RummyApp(App[None]):
         self.chat.clear()
         if self.lobby is not None:
             self.lobby.clear_chat()
-        if request is CreateTable and self.local:
-            for chair, level in zip((1, 2, 3), self.bot_levels, strict=True):
-                self.send(AddBot, chair=chair, level=level)
-            self.send(Start)
 
     def _table(self, message: Table) -> None:
         info = message.table

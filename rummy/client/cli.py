@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import getpass
 import io
 import sys
@@ -164,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     if not name:
         parser.error("the name needs at least one letter or digit")
     store.name = name
+    pause_collector()
     seat_lock = local_server = None
     if address is None:  # the game against bots: its server starts first, on the other core
         seat_lock = SeatLock(store.directory, LOCAL)
@@ -188,6 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     return run(app, store.directory)
 
 
+def pause_collector() -> None:
+    """Start without the cyclic garbage collector: what the start makes (Textual's
+    modules, the screen's widgets) all lives on, and the collector walked it again and
+    again for nothing, a tenth of the time to the first table. The app sets it going
+    again once it has started (``RummyApp.on_mount``); ``run`` at the latest."""
+    gc.disable()
+
+
 def run(app: object, directory: Path, **options: Any) -> int:
     """Run ``app`` (a Textual ``App``; ``options`` for ``App.run``); on an unexpected
     error, the traceback Textual prints on its way out is written to
@@ -197,8 +207,11 @@ def run(app: object, directory: Path, **options: Any) -> int:
 
     assert isinstance(app, App)
     said = io.StringIO()
-    with contextlib.redirect_stderr(said):  # Textual draws on the terminal, not through this
-        app.run(**options)
+    try:
+        with contextlib.redirect_stderr(said):  # Textual draws on the terminal, not through this
+            app.run(**options)
+    finally:
+        gc.enable()
     code = 0 if app.return_code in (None, 0) else int(app.return_code or 1)
     details = said.getvalue()
     if code and details:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from textual.message import Message
@@ -74,9 +74,13 @@ class ConnectionChanged(Message):
         self.final = final
 
 
+Request = tuple[type[ClientMessage], dict[str, Any]]  # a request's type and its fields but the id
+
+
 class Connection:
     """One server. ``post`` delivers messages to the app; ``token`` is read at each
-    (re)connection, so the seat token remembered last is the one offered."""
+    (re)connection, so the seat token remembered last is the one offered; ``opening``
+    too: the requests sent right after the hello, in the same write."""
 
     def __init__(
         self,
@@ -85,12 +89,14 @@ class Connection:
         name: str,
         post: Callable[[Message], Any],
         token: Callable[[], str | None] = lambda: None,
+        opening: Callable[[], Sequence[Request]] = lambda: (),
     ) -> None:
         self.host = host
         self.port = port
         self.name = name
         self.post = post
         self.token = token
+        self.opening = opening
         self.closed = False
         self.connected = False
         self._writer: asyncio.StreamWriter | None = None
@@ -146,6 +152,8 @@ class Connection:
         keepalive = asyncio.ensure_future(self._keep_alive())
         try:
             self.request(Hello, version=PROTOCOL_VERSION, name=self.name, token=self.token(), lobby=True)
+            for kind, fields in self.opening():
+                self.request(kind, **fields)
             self.connected = True
             self.post(ConnectionChanged(""))
             async for items in server_messages(reader):

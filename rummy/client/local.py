@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import signal
 import threading
@@ -201,6 +202,8 @@ async def _serve_until_closed(db_path: Path | None, options: dict[str, Any], sai
         os.write(said, f"!{e}\n".encode())
         return
     os.write(said, f"{server.port}\n".encode())
+    gc.freeze()  # forked with the collector paused (cli.pause_collector): on, for a server
+    gc.enable()
     waiting = asyncio.ensure_future(_until_closed(life))  # the client never writes: only closes
     stopped = asyncio.ensure_future(gone.wait())
     await asyncio.wait([waiting, stopped], return_when=asyncio.FIRST_COMPLETED)
