@@ -67,8 +67,8 @@ from rummy.protocol import errors as codes
 
 from . import local, text
 from .ascii_mode import use_ascii
-from .connection import Connection, ConnectionChanged, Request, ServerSaid
-from .local import LocalServer
+from .connection import Connection, ConnectionChanged, ServerSaid
+from .local import Early, LocalServer, Request
 from .messages import (
     BotRequested,
     CreateTableRequested,
@@ -158,6 +158,7 @@ class RummyApp(App[None]):
         hosted: bool = False,
         seat_lock: SeatLock | None = None,
         local_server: LocalServer | None = None,
+        early: Early | None = None,
     ) -> None:
         super().__init__()
         self.player_name = player_name
@@ -180,6 +181,7 @@ class RummyApp(App[None]):
         self.token_in_memory: str | None = None
         # The local game's server: forked by the command line, or started in _start_local.
         self.local_server = local_server
+        self.early = early  # its connection, made before the app started (cli.py)
         self.local_game_asked = False  # on this connection: its table, bots and start
         self.connection: Connection | None = None
         self.session = Session()
@@ -259,8 +261,9 @@ class RummyApp(App[None]):
             return
         if self.lobby is not None:
             self.push_screen(self.lobby)
-        else:  # the game against bots has no lobby: its table is there from the start
-            self._show_table()
+        # The game against bots has no lobby: its table comes with its first game, drawn
+        # once, with it (the game is all but there: cli.py asked for it before Textual
+        # loaded), or with a word on why there is none.
         self.owns_seat_token = self.seat_lock.acquire()
         if not self.owns_seat_token:
             if self.lobby is not None:
@@ -282,12 +285,17 @@ class RummyApp(App[None]):
         if self.local_server is None:  # none forked for this app: one in this process
             saved = local.saved_game(self.store.directory) if self.owns_seat_token else None
             self.local_server = local.InProcess(saved, self.server_options)
+        early, self.early = self.early, None
         try:
             port = await self.local_server.ready()
         except local.LocalServerError as e:
+            if early is not None:
+                early.sock.close()
             self.connection_status = f"The local game could not start: {e}"
+            self._show_table()  # its banner says so
             return
-        self._connect(local.HOST, port)
+        self.local_game_asked = early is not None and early.game
+        self._connect(local.HOST, port, early)
 
     def _lock_taken_text(self) -> str:
         if self.local:
@@ -300,9 +308,9 @@ class RummyApp(App[None]):
             "one will not take that seat. Use another --name (or RUMMY_STATE_DIR) for a second player."
         )
 
-    def _connect(self, host: str, port: int) -> None:
+    def _connect(self, host: str, port: int, early: Early | None = None) -> None:
         self.connection = Connection(
-            host, port, self.player_name, self.post_message, self.remembered_token, self._opening
+            host, port, self.player_name, self.post_message, self.remembered_token, self._opening, early
         )
         self.run_worker(self.connection.run(), name="connection", group="net", exit_on_error=False)
 
@@ -327,6 +335,8 @@ class RummyApp(App[None]):
         self.connection_status = event.status
         if event.status:
             self.move_request = None
+            if self.local:
+                self._show_table()  # its banner says what is wrong
         if self.table_screen is not None:
             self.table_screen.set_offline(bool(event.status))
 
@@ -409,13 +419,8 @@ class RummyApp(App[None]):
             self.send(kind, **fields)
 
     def _local_game(self) -> list[Request]:
-        """The game against bots: one table, three bots, start, asked for in one go (the
-        server answers a connection's requests in order: none waits for the one before)."""
         self.local_game_asked = True
-        table: Request = (CreateTable, {"name": "Game against bots", "options": TableOptions(), "chair": 0})
-        levels = zip((1, 2, 3), self.bot_levels, strict=True)
-        bots: list[Request] = [(AddBot, {"chair": chair, "level": level}) for chair, level in levels]
-        return [table, *bots, (Start, {})]
+        return local.game_requests(self.bot_levels)
 
     def _opening(self) -> list[Request]:
         """What the connection asks for with its hello: the game against bots when there
@@ -487,7 +492,12 @@ class RummyApp(App[None]):
             if self.local and not self.store.seen(HOW_TO_PLAY_OFFERED):
                 self._offer_pending = True
         if self.table_screen not in self.screen_stack:
+            too_small = isinstance(self.screen, TooSmallScreen)
+            if too_small:  # it stays on top, over the table
+                self.pop_screen()
             self.push_screen(self.table_screen)
+            if too_small:
+                self._check_size(self.size.width, self.size.height)
         return self.table_screen
 
     # --- the hand's order, across a resume -------------------------------------------------

@@ -166,11 +166,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the name needs at least one letter or digit")
     store.name = name
     pause_collector()
-    seat_lock = local_server = None
+    seat_lock = local_server = early = None
     if address is None:  # the game against bots: its server starts first, on the other core
         seat_lock = SeatLock(store.directory, LOCAL)
-        saved = local.saved_game(store.directory) if seat_lock.acquire() else None
-        local_server = local.fork(saved)
+        owns = seat_lock.acquire()
+        local_server = local.fork(local.saved_game(store.directory) if owns else None)
+        seat = store.seat(LOCAL) if owns else None
+        early = local_server.connect(name, None if seat is None else seat.token, args.bots)
 
     from .app import RummyApp  # Textual loads only once the arguments are good
 
@@ -186,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         hosted=args.hosted,
         seat_lock=seat_lock,
         local_server=local_server,
+        early=early,
     )
     return run(app, store.directory)
 

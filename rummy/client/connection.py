@@ -32,6 +32,8 @@ from rummy.protocol import (
 )
 from rummy.protocol import errors as codes
 
+from .local import Early, Request
+
 FIRST_PAUSE = 0.5
 LONGEST_PAUSE = 10.0
 # The server closes a connection that is not at a table and sends nothing for 15
@@ -74,13 +76,12 @@ class ConnectionChanged(Message):
         self.final = final
 
 
-Request = tuple[type[ClientMessage], dict[str, Any]]  # a request's type and its fields but the id
-
-
 class Connection:
     """One server. ``post`` delivers messages to the app; ``token`` is read at each
     (re)connection, so the seat token remembered last is the one offered; ``opening``
-    too: the requests sent right after the hello, in the same write."""
+    too: the requests sent right after the hello, in the same write. ``early``: a
+    connection already made, hello said (the local game's, ``local.Early``), for the
+    first session."""
 
     def __init__(
         self,
@@ -90,6 +91,7 @@ class Connection:
         post: Callable[[Message], Any],
         token: Callable[[], str | None] = lambda: None,
         opening: Callable[[], Sequence[Request]] = lambda: (),
+        early: Early | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -100,8 +102,9 @@ class Connection:
         self.closed = False
         self.connected = False
         self._writer: asyncio.StreamWriter | None = None
-        self._ids = itertools.count(1)
+        self._ids = itertools.count(1 + max((m.id or 0 for m in early.sent), default=0) if early else 1)
         self._pending: dict[int, type[ClientMessage]] = {}
+        self._early = early
 
     @property
     def address(self) -> str:
@@ -122,8 +125,12 @@ class Connection:
     async def run(self) -> None:
         pause = FIRST_PAUSE
         while not self.closed:
+            early, self._early = self._early, None
             try:
-                reader, writer = await asyncio.open_connection(self.host, self.port)
+                if early is not None:
+                    reader, writer = await asyncio.open_connection(sock=early.sock)
+                else:
+                    reader, writer = await asyncio.open_connection(self.host, self.port)
             except OSError as e:
                 reason = why_not(e)
                 self.post(
@@ -133,7 +140,7 @@ class Connection:
                 pause = min(pause * 2, LONGEST_PAUSE)
                 continue
             pause = FIRST_PAUSE
-            final = await self._session(reader, writer)
+            final = await self._session(reader, writer, early.sent if early is not None else None)
             if self.closed:
                 break
             if final is not None:
@@ -143,17 +150,23 @@ class Connection:
             await asyncio.sleep(pause)
             pause = min(pause * 2, LONGEST_PAUSE)
 
-    async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> str | None:
-        """One connection, until it drops. Returns a sentence if the server ended it
-        for good (no point reconnecting), else None."""
+    async def _session(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, sent: list[ClientMessage] | None
+    ) -> str | None:
+        """One connection, until it drops; ``sent``: what was said on it already (the
+        hello first). Returns a sentence if the server ended it for good (no point
+        reconnecting), else None."""
         self._writer = writer
         self._pending.clear()
         final: str | None = None
         keepalive = asyncio.ensure_future(self._keep_alive())
         try:
-            self.request(Hello, version=PROTOCOL_VERSION, name=self.name, token=self.token(), lobby=True)
-            for kind, fields in self.opening():
-                self.request(kind, **fields)
+            if sent is not None:
+                self._pending.update((m.id, type(m)) for m in sent if m.id is not None)
+            else:
+                self.request(Hello, version=PROTOCOL_VERSION, name=self.name, token=self.token(), lobby=True)
+                for kind, fields in self.opening():
+                    self.request(kind, **fields)
             self.connected = True
             self.post(ConnectionChanged(""))
             async for items in server_messages(reader):

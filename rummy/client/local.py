@@ -1,11 +1,14 @@
 """The server of the game against bots (``rummy-client`` with no address).
 
 ``rummy-client`` forks it (``fork``) as the very first thing it does, before it
-loads Textual: the child imports the server, opens the saved game and listens
-while the client, on the other core, loads Textual and draws its screen. The
-table then comes up in about half the time it took when both ran one after the
-other in one process (bench/client_start.py). The client reaches it on loopback
-as it would any server, through ``rummy.server.start_server``'s port.
+loads Textual, and connects to it at once (``Forked.connect``): the listening
+socket is made before the fork, so the kernel holds the connection and the
+requests written on it (hello, table, bots, start) until the child has imported
+the server and opened the saved game. The child sets the game up while the
+client, on the other core, loads Textual; the first game is waiting on the socket
+when the app starts, and the table is drawn once, with it (bench/client_start.py).
+The client reaches the server as it would any server, on loopback; the server is
+started through ``rummy.server.start_server``.
 
 The child lives as long as the client does: it waits on a pipe whose other end
 only the client holds, and that end reads as closed however the client ends
@@ -26,16 +29,54 @@ import contextlib
 import gc
 import os
 import signal
+import socket
 import threading
+from dataclasses import dataclass
 from os import _exit  # how a forked child ends (Python's own exit would run the parent's atexit)
 from pathlib import Path
 from typing import Any, Protocol
+
+from rummy.protocol import (
+    PROTOCOL_VERSION,
+    AddBot,
+    BotLevel,
+    ClientMessage,
+    CreateTable,
+    Hello,
+    Start,
+    TableOptions,
+    encode,
+)
 
 HOST = "127.0.0.1"
 SAVED_GAME = "local.sqlite"
 # The saved game survives the client being killed; a power cut may cost its last
 # move (no fsync per move: the table comes up faster).
 DEFAULTS: dict[str, Any] = {"sync": "normal"}
+
+
+Request = tuple[type[ClientMessage], dict[str, Any]]  # a request's type and its fields but the id
+
+
+def game_requests(levels: tuple[BotLevel, BotLevel, BotLevel]) -> list[Request]:
+    """The game against bots: one table, three bots (chairs 2 to 4, at ``levels``),
+    start; asked for in one go (a server answers a connection's requests in order)."""
+    table: Request = (CreateTable, {"name": "Game against bots", "options": TableOptions(), "chair": 0})
+    bots: list[Request] = [
+        (AddBot, {"chair": c, "level": lv}) for c, lv in zip((1, 2, 3), levels, strict=True)
+    ]
+    return [table, *bots, (Start, {})]
+
+
+@dataclass
+class Early:
+    """A connection made before the app started: its socket and what was written on it
+    (the hello first, each request with its id). ``game``: the game against bots was
+    asked for with it (there was no chair to come back to)."""
+
+    sock: socket.socket
+    sent: list[ClientMessage]
+    game: bool
 
 
 class LocalServerError(Exception):
@@ -51,6 +92,13 @@ class LocalServer(Protocol):
         """Stop it, its storage written (nothing to do if it never started)."""
         ...
 
+    def connect(
+        self, name: str, token: str | None, levels: tuple[BotLevel, BotLevel, BotLevel]
+    ) -> Early | None:
+        """Connect now, before its server has started, if it can be (else None): say
+        hello as ``name`` with ``token``, and with no token ask for the game at once."""
+        ...
+
 
 def saved_game(directory: Path) -> Path | None:
     """Where the game against bots is kept (None if the state directory cannot be made)."""
@@ -61,16 +109,16 @@ def saved_game(directory: Path) -> Path | None:
     return directory / SAVED_GAME
 
 
-async def serve(db_path: Path | None, options: dict[str, Any]) -> Any:
-    """A running ``rummy.server.Server`` on a free loopback port: on the saved game,
-    or on a fresh one in memory when that cannot be opened (a damaged saved game must
-    not stop a new one)."""
+async def serve(db_path: Path | None, options: dict[str, Any], sock: socket.socket | None = None) -> Any:
+    """A running ``rummy.server.Server`` on ``sock`` (listening), or on a free loopback
+    port: on the saved game, or on a fresh one in memory when that cannot be opened (a
+    damaged saved game must not stop a new one)."""
     from rummy.server import start_server
 
     reason: Exception | None = None
     for path in (db_path, None) if db_path is not None else (None,):
         try:
-            return await start_server(HOST, 0, path, **{**DEFAULTS, **options})
+            return await start_server(HOST, 0, path, sock=sock, **{**DEFAULTS, **options})
         except Exception as e:
             reason = e
     raise LocalServerError(str(reason))
@@ -93,14 +141,20 @@ class InProcess:
         if self.server is not None:
             await self.server.close()
 
+    def connect(
+        self, name: str, token: str | None, levels: tuple[BotLevel, BotLevel, BotLevel]
+    ) -> Early | None:
+        return None  # its port is known once it runs, in the app's event loop
+
 
 class Forked:
     """The server in a child process, forked when this is made (see the module's
-    docstring). ``ready`` reads the port the child writes on the ``said`` pipe;
-    ``close`` closes the ``life`` pipe, then waits until the child has gone (its end
-    of ``said`` closes when it exits)."""
+    docstring), on ``port``. ``ready`` waits for the child's word on the ``said``
+    pipe that it serves (or why not); ``close`` closes the ``life`` pipe, then waits
+    until the child has gone (its end of ``said`` closes when it exits)."""
 
     def __init__(self, db_path: Path | None, options: dict[str, Any] | None = None) -> None:
+        listener = socket.create_server((HOST, 0))
         said_r, said_w = os.pipe()
         life_r, life_w = os.pipe()
         pid = os.fork()
@@ -109,25 +163,40 @@ class Forked:
             try:
                 os.close(said_r)
                 os.close(life_w)
-                _child(db_path, options or {}, said_w, life_r)
+                _child(db_path, options or {}, listener, said_w, life_r)
                 code = 0
             finally:
                 _exit(code)  # nothing of the parent's (atexit, buffers) is run twice
+        self.port = int(listener.getsockname()[1])
+        listener.close()  # the child's now
         os.close(said_w)
         os.close(life_r)
         self.pid = pid
         self._said = said_r
         self._life: int | None = life_w
-        self._port: int | None = None
+        self._started = False
+
+    def connect(
+        self, name: str, token: str | None, levels: tuple[BotLevel, BotLevel, BotLevel]
+    ) -> Early | None:
+        try:
+            sock = socket.create_connection((HOST, self.port))
+            sent: list[ClientMessage] = [Hello(id=1, version=PROTOCOL_VERSION, name=name, token=token)]
+            if token is None:
+                sent += [kind(id=i, **fields) for i, (kind, fields) in enumerate(game_requests(levels), 2)]
+            sock.sendall(b"".join(encode(message) for message in sent))
+        except OSError:
+            return None  # the app connects once the server has said its port
+        return Early(sock, sent, token is None)
 
     async def ready(self) -> int:
-        if self._port is None:
+        if not self._started:
             await _readable(self._said)
             line = os.read(self._said, 4096).decode(errors="replace").strip()
-            if not line.isdigit():  # "!why", or nothing: the child died before it could say
+            if line != "ready":  # "!why", or nothing: the child died before it could say
                 raise LocalServerError(line.removeprefix("!") or "its process stopped")
-            self._port = int(line)
-        return self._port
+            self._started = True
+        return self.port
 
     async def close(self) -> None:
         if self._life is None:
@@ -178,7 +247,9 @@ async def _until_closed(fd: int) -> None:
             return
 
 
-def _child(db_path: Path | None, options: dict[str, Any], said: int, life: int) -> None:
+def _child(
+    db_path: Path | None, options: dict[str, Any], listener: socket.socket, said: int, life: int
+) -> None:
     """The child's life: quiet streams, the server, until the client goes."""
     null = os.open(os.devnull, os.O_RDWR)
     for stream in (0, 1, 2):  # the terminal is the client's alone
@@ -189,19 +260,21 @@ def _child(db_path: Path | None, options: dict[str, Any], said: int, life: int) 
     # this child, through the pipe, with its storage closed properly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    asyncio.run(_serve_until_closed(db_path, options, said, life))
+    asyncio.run(_serve_until_closed(db_path, options, listener, said, life))
 
 
-async def _serve_until_closed(db_path: Path | None, options: dict[str, Any], said: int, life: int) -> None:
+async def _serve_until_closed(
+    db_path: Path | None, options: dict[str, Any], listener: socket.socket, said: int, life: int
+) -> None:
     loop = asyncio.get_running_loop()
     gone = asyncio.Event()
     loop.add_signal_handler(signal.SIGTERM, gone.set)
     try:
-        server = await serve(db_path, options)
+        server = await serve(db_path, options, listener)
     except LocalServerError as e:
         os.write(said, f"!{e}\n".encode())
         return
-    os.write(said, f"{server.port}\n".encode())
+    os.write(said, b"ready\n")
     gc.freeze()  # forked with the collector paused (cli.pause_collector): on, for a server
     gc.enable()
     waiting = asyncio.ensure_future(_until_closed(life))  # the client never writes: only closes

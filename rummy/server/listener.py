@@ -75,9 +75,12 @@ class Server:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{host}:{self.port}"
 
-    async def listen(self, host: str, port: int) -> None:
+    async def listen(self, host: str, port: int, sock: socket.socket | None = None) -> None:
         loop = asyncio.get_running_loop()
-        self._listener = await loop.create_server(self._new_session, host, port, backlog=BACKLOG)
+        if sock is not None:
+            self._listener = await loop.create_server(self._new_session, sock=sock, backlog=BACKLOG)
+        else:
+            self._listener = await loop.create_server(self._new_session, host, port, backlog=BACKLOG)
         sockname = self._listener.sockets[0].getsockname()
         self.host, self.port = sockname[0], sockname[1]
         log.info("listening on %s (storage %s)", self.address, self.storage.path)
@@ -174,13 +177,16 @@ async def start_server(
     db_path: str | Path | None = None,
     *,
     listen: bool = True,
+    sock: socket.socket | None = None,
     **options: Any,
 ) -> Server:
     """Open the storage (in memory when ``db_path`` is None), restore its tables and
-    unfinished games, and listen on ``host``:``port`` (0: any free port); with
-    ``listen`` False it listens nowhere, and is reached only through ``accept``. Raises
-    ``StorageError`` (one sentence) when the database cannot be served, ``OSError``
-    when the address cannot be listened on.
+    unfinished games, and listen on ``host``:``port`` (0: any free port), or on
+    ``sock``, a socket already listening (the client's local game makes it before it
+    forks the server, so that it can connect at once: the kernel holds the connection
+    until the server accepts it); with ``listen`` False it listens nowhere, and is
+    reached only through ``accept``. Raises ``StorageError`` (one sentence) when the
+    database cannot be served, ``OSError`` when the address cannot be listened on.
 
     ``options`` are the fields of ``ServerOptions`` (``bot_delay``, ``deal_pause``...).
     """
@@ -190,7 +196,7 @@ async def start_server(
     try:
         server.lobby.restore(storage.load())
         if listen:
-            await server.listen(host, port)
+            await server.listen(host, port, sock)
     except BaseException:
         await storage.close()
         raise

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from rummy.net import Client
-from rummy.protocol import PROTOCOL_VERSION, Hello, Welcome
+from rummy.protocol import PROTOCOL_VERSION, Hello, Welcome, encode
 from rummy.server import start_server
 from rummy.server.storage import Storage, StorageError
 
@@ -188,3 +189,25 @@ async def test_a_port_in_use_is_refused_in_one_sentence(tmp_path: Path) -> None:
     assert b"Traceback" not in err
     last = err.decode().strip().splitlines()[-1]
     assert last.startswith("rummy-server: cannot listen") and "in use" in last
+
+
+async def test_a_server_on_a_socket_made_before_it_answers_what_was_sent_before_it_started() -> None:
+    """``start_server(sock=...)``: the local game makes the listening socket, connects
+    and says hello before the server has started (it is still loading in its own
+    process); the kernel holds all that, and the server answers it once it runs."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    early = socket.create_connection(("127.0.0.1", port))
+    early.sendall(encode(Hello(id=1, version=PROTOCOL_VERSION, name="Ann", lobby=False)))
+    server = await start_server(sock=listener, **FAST)
+    try:
+        assert server.port == port
+        reader, writer = await asyncio.open_connection(sock=early)
+        client = Client(reader, writer, keep_frames=False)
+        await client.until(lambda c: any(isinstance(m, Welcome) for m in c.received))
+        welcome = next(m for m in client.received if isinstance(m, Welcome))
+        assert welcome.name == "Ann" and welcome.id == 1
+        await client.close()
+    finally:
+        await server.close()
+    assert listener.fileno() == -1  # the server closed it with itself
