@@ -160,7 +160,11 @@ class RummyApp(App[None]):
         local_server: LocalServer | None = None,
         early: Early | None = None,
     ) -> None:
-        super().__init__()
+        # The first screen's CSS is read with the app's own: a screen whose CSS is new to
+        # the app has all of the app's CSS parsed again and every widget restyled when it
+        # is pushed (some 50 ms before the first table). The same files, in the same order.
+        first = "replay" if replay is not None else "table" if local else "lobby"
+        super().__init__(css_path=[self.CSS_PATH, f"styles/{first}.tcss"])
         self.player_name = player_name
         self.asked_name = player_name
         self.address = address
