@@ -1,4 +1,5 @@
-"""``rummy-client`` with no address: a server in the same process, three bots, the
+"""``rummy-client`` with no address: its own server (here in the same process:
+``local.InProcess``; the command line forks it, test_local_process.py), three bots, the
 table at once; and a restarted client back at the same game (its seat token and
 the local server's storage are in the state directory)."""
 
