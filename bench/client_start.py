@@ -9,7 +9,8 @@ it draws until the table is there: its top line, "Deal 1 of 2", drawn in the
 same frame as the rest of the table. The time from ``exec`` to that moment is one figure; the median and
 the spread of the runs are printed. With ``--idle``, the last run is then left
 alone (the bots play, then wait for the player) and its CPU time over that many
-seconds is printed: an idle client should use next to nothing.
+seconds is printed, with that of the processes it started (the local game's
+server): an idle client should use next to nothing.
 
 Figures are printed, never asserted. On a shared machine compare before and after
 in one sitting.
@@ -18,6 +19,7 @@ in one sitting.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import os
 import pty
@@ -41,6 +43,29 @@ def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started (the local game's server, forked by the client)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def family_cpu(pid: int) -> float:
+    """CPU seconds of ``pid`` and of the processes it started."""
+    total = cpu_seconds(pid)
+    for child in children(pid):
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(child)
+    return total
 
 
 def one_run(
@@ -91,11 +116,11 @@ def one_run(
             while time.perf_counter() < settle:
                 if select.select([fd], [], [], 0.1)[0]:
                     os.read(fd, 65536)
-            before, t0 = cpu_seconds(pid), time.perf_counter()
+            before, t0 = family_cpu(pid), time.perf_counter()
             while time.perf_counter() - t0 < idle:
                 if select.select([fd], [], [], 0.2)[0]:
                     os.read(fd, 65536)
-            used = cpu_seconds(pid) - before
+            used = family_cpu(pid) - before
         return drawn, cpu, used
     finally:
         os.kill(pid, signal.SIGTERM)
@@ -150,7 +175,10 @@ def main() -> None:
         )
     if used is not None:
         share = 100 * used / args.idle
-        print(f"CPU while waiting: {used:.3f} s over {args.idle:g} s ({share:.1f} % of one core)")
+        print(
+            f"CPU while waiting (the client and the server it started): {used:.3f} s over {args.idle:g} s"
+            f" ({share:.1f} % of one core)"
+        )
 
 
 if __name__ == "__main__":
