@@ -179,14 +179,18 @@ class Forked:
     def connect(
         self, name: str, token: str | None, levels: tuple[BotLevel, BotLevel, BotLevel]
     ) -> Early | None:
+        sent: list[ClientMessage] = [Hello(id=1, version=PROTOCOL_VERSION, name=name, token=token)]
+        if token is None:
+            sent += [kind(id=i, **fields) for i, (kind, fields) in enumerate(game_requests(levels), 2)]
         try:
             sock = socket.create_connection((HOST, self.port))
-            sent: list[ClientMessage] = [Hello(id=1, version=PROTOCOL_VERSION, name=name, token=token)]
-            if token is None:
-                sent += [kind(id=i, **fields) for i, (kind, fields) in enumerate(game_requests(levels), 2)]
+        except OSError:
+            return None  # the app connects once the server has said it serves
+        try:
             sock.sendall(b"".join(encode(message) for message in sent))
         except OSError:
-            return None  # the app connects once the server has said its port
+            sock.close()
+            return None
         return Early(sock, sent, token is None)
 
     async def ready(self) -> int:
