@@ -1,6 +1,7 @@
 """What each SSH or browser player costs the host: memory per client, and the time to the lobby.
 
-    python bench/door_sessions.py [--door ssh|web] [--sessions 20] [--play] [--breakdown] [--json]
+    python bench/door_sessions.py [--door ssh|web] [--sessions 20] [--play] [--settle 2]
+                                  [--breakdown] [--json]
 
 It starts a ``rummy-server --ssh-port`` (or ``--web-port``) subprocess (temporary
 database and state directory), then opens ``--sessions`` sessions on it one
@@ -53,6 +54,25 @@ import pyte
 SERVER = Path(sys.executable).parent / "rummy-server"
 COLUMNS, ROWS = 120, 40
 TIMEOUT = 60.0
+
+
+def ksm_running() -> bool:
+    """Whether the host merges same pages (the doors ask for it: rummy/doors/samepage.py)."""
+    try:
+        return Path("/sys/kernel/mm/ksm/run").read_text().strip() == "1"
+    except OSError:
+        return False
+
+
+def ksm_merging_pages(pid: int) -> int:
+    """Pages of ``pid`` the kernel keeps merged with same pages elsewhere (Linux 6.x)."""
+    try:
+        for line in Path(f"/proc/{pid}/ksm_stat").read_text().splitlines():
+            if line.startswith("ksm_merging_pages"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def memory_kib(pid: int) -> tuple[int, int]:
@@ -263,11 +283,12 @@ async def measure(args: argparse.Namespace, where: str, server_pid: int) -> dict
             first_screen.append(time.perf_counter() - s.started)
             if args.play:
                 await s.play()
-        await asyncio.sleep(2.0)  # let every client settle after its last screen
+        await asyncio.sleep(args.settle)  # let every client settle after its last screen (and KSM merge)
         clients = clients_of(server_pid)
         assert len(clients) == args.sessions, clients
         figures = [memory_kib(pid) for pid in clients]
         server_after = memory_kib(server_pid)
+        merged = sum(ksm_merging_pages(pid) for pid in clients)
         breakdown = [private_breakdown_kib(pid, parent_pid(pid)) for pid in clients] if args.breakdown else []
         # CPU while nobody presses a key (bots may be playing at the tables with --play).
         watched = [*clients, server_pid]
@@ -279,15 +300,21 @@ async def measure(args: argparse.Namespace, where: str, server_pid: int) -> dict
             await s.close()
     rss = [r for r, _ in figures]
     pss = [p for _, p in figures]
-    copied = {
-        "client_private_copied_mib_mean": statistics.mean(c for c, _ in breakdown) / 1024,
-        "client_private_own_mib_mean": statistics.mean(o for _, o in breakdown) / 1024,
-    }
+    copied = (
+        {
+            "client_private_copied_mib_mean": statistics.mean(c for c, _ in breakdown) / 1024,
+            "client_private_own_mib_mean": statistics.mean(o for _, o in breakdown) / 1024,
+        }
+        if breakdown
+        else {}
+    )
     return {
-        **(copied if breakdown else {}),
+        **copied,
         "door": args.door,
         "sessions": args.sessions,
         "state": "in a game" if args.play else "in the lobby",
+        "ksm": ksm_running(),
+        "client_ksm_merged_mib_mean": merged * os.sysconf("SC_PAGE_SIZE") / 2**20 / len(clients),
         "client_rss_mib_mean": statistics.mean(rss) / 1024,
         "client_rss_mib_max": max(rss) / 1024,
         "client_pss_mib_mean": statistics.mean(pss) / 1024,
@@ -308,6 +335,13 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--play", action="store_true", help="each session starts a game against bots")
     parser.add_argument("--idle-seconds", type=float, default=10.0, help="how long CPU is watched")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=2.0,
+        help="seconds between the last session's screen and the memory figures (default 2; "
+        "where the host runs KSM, give it time to merge: 40)",
+    )
     parser.add_argument(
         "--breakdown",
         action="store_true",
@@ -347,6 +381,11 @@ def main() -> None:
         f" {result['client_pss_mib_max']:.1f} max; RSS {result['client_rss_mib_mean']:.1f} MiB mean,"
         f" {result['client_rss_mib_max']:.1f} max"
     )
+    if result["ksm"]:
+        merged = result["client_ksm_merged_mib_mean"]
+        print(f"  the host merges same pages (KSM): {merged:.1f} MiB of a client merged")
+    else:
+        print("  the host does not merge same pages (KSM off: /sys/kernel/mm/ksm/run is not 1)")
     if "client_private_copied_mib_mean" in result:
         print(
             f"  of a client's private pages: {result['client_private_copied_mib_mean']:.1f} MiB its parent's"

@@ -49,6 +49,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from .samepage import merge_same_pages
+
 # The largest request: a command line and an environment are well under this.
 MAX_MESSAGE = 64 * 1024
 READY = b'{"ready": true}'
@@ -267,6 +269,7 @@ def preload(modules: list[str], load: Callable[[str], object] = importlib.import
     for name in modules:
         load(name)
     gc.freeze()
+    merge_same_pages()  # where the host runs KSM: one copy of the pages all children share
 
 
 def main(argv: list[str]) -> None:

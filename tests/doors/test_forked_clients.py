@@ -185,3 +185,27 @@ async def test_the_real_client_forked_draws_its_screen_and_nothing_before_it(tmp
         await forker.close()
     assert b"Persian Rummy lobby" in screen and b"Cannot reach 127.0.0.1:9" in screen
     assert screen.startswith(b"\x1b["), screen[:200]
+
+
+def merge_any(pid: int) -> bool | None:
+    """Whether the kernel may merge ``pid``'s same pages (KSM), or None where it cannot say."""
+    try:
+        lines = Path(f"/proc/{pid}/ksm_stat").read_text().splitlines()
+    except OSError:
+        return None
+    found = [line.split(":", 1)[1].strip() for line in lines if line.startswith("ksm_merge_any")]
+    return found[0] == "yes" if found else None
+
+
+async def test_the_clients_may_share_their_same_pages(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:
+    """The parent asks for same-page merging, and its children inherit it: where the host
+    runs KSM, the pages all the clients hold alike are kept once (rummy/doors/samepage.py)."""
+    if merge_any(os.getpid()) is None:
+        pytest.skip("this kernel does not say whether a process's pages may be merged (Linux 6.4+)")
+    async with await serve(tmp_path / "state") as srv:
+        zygote = srv.forker.zygote_pid
+        assert zygote is not None
+        async with await connect(srv, "alice", keys[0]) as ann:
+            _, pid, _ = await hello(ann)
+            assert merge_any(zygote) is True and merge_any(pid) is True
+    assert merge_any(os.getpid()) is False  # asked for by the door's parent only, not the server
