@@ -389,6 +389,17 @@ async def test_the_game_end_shows_the_running_tally_and_offers_the_replay() -> N
         assert list(asked.values()) == [31]
 
 
+async def test_escape_closes_the_game_end_and_leaves_the_finished_table() -> None:
+    app = game_end_harness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await pilot.press("escape")
+        await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await eventually(lambda: "The game is over" in screen_text(app), pause=pilot.pause)
+        assert app.is_running  # escape did not quit
+
+
 async def test_the_first_game_end_has_no_tally_yet() -> None:
     app = game_end_harness()
     app.table.tally = [TallyLine(players=("Ann", "Cyd"), games=1, won=1, tied=0, points=50)]

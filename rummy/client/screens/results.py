@@ -21,7 +21,7 @@ from .. import text
 from ..model import Seats
 
 DealChoice = Literal["next", "close"]
-GameChoice = Literal["again", "lobby", "quit", "details", "replay"]
+GameChoice = Literal["again", "lobby", "quit", "details", "replay", "close"]
 
 
 def _row(label: str, a: int | str, b: int | str, style: str = "") -> Content:
@@ -146,6 +146,9 @@ class GameEndScreen(ModalScreen[GameChoice]):
         Binding("d", "choose('details')", "Last deal"),
         Binding("w", "choose('replay')", "Watch again"),
         Binding("q", "choose('quit')", "Quit"),
+        # Escape closes it, as it does every other dialog: the finished table stays, and
+        # its line says what a, b and q do.
+        Binding("escape", "choose('close')", "Close"),
     ]
 
     def __init__(
