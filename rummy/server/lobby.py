@@ -81,12 +81,13 @@ class Lobby:
 
     # --- the tables and who is at them -----------------------------------------------------
 
-    def run(self, table_id: int, make: Callable[[TableMaster], Change]) -> Any:
-        """Run the change ``make(table)`` at table ``table_id`` (awaitable)."""
+    def run(self, table_id: int, make: Callable[[TableMaster], Change]) -> asyncio.Future[Any]:
+        """Run the change ``make(table)`` at table ``table_id``: the future of its result
+        (or of the ``Refused``). Raises ``Refused`` if there is no such table."""
         runner = self._runners.get(table_id)
         if runner is None:
             raise Refused(E.NO_SUCH_TABLE, "There is no such table.")
-        return runner.run(lambda: make(runner.master))
+        return runner.submit(lambda: make(runner.master))
 
     def table_of(self, peer: Peer) -> TableMaster | None:
         """The table ``peer`` sits at or watches."""

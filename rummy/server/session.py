@@ -11,18 +11,22 @@ dropped rather than allowed to eat memory). Requests of one connection are
 handled one after another, in order.
 
 A session is an ``asyncio.Protocol``: bytes arrive by ``data_received`` and the
-requests they hold wait in ``_inbox`` for a task that handles them, started when
-there are some and gone when there are none. A stream reader per connection
-kept a task, a coroutine and a future alive for every idle connection: at
-4,000 connections they were most of what each garbage collection had to walk.
+requests they hold wait in ``_inbox``, handled there and then, in order; one
+whose answer waits (for its table's commit) holds the rest back until it is
+done, and they go on from its future's callback. No task or coroutine is kept
+for a connection: a stream reader per connection kept a task, a coroutine and a
+future alive for every idle one (at 4,000 connections they were most of what
+each garbage collection had to walk), and a task per request was a good part of
+what a move cost the server.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..protocol import errors as E
@@ -77,7 +81,8 @@ class Session(asyncio.Protocol):
         limit = options.flood_limit
         self._drops = TokenBucket(limit / FLOOD_WINDOW, limit)
         self._inbox: deque[ClientMessage | ProtocolError] = deque()
-        self._worker: asyncio.Task[None] | None = None  # handles the inbox, while it has any
+        self._waiting: asyncio.Future[Any] | None = None  # the answer the inbox waits for
+        self._holding_off: asyncio.TimerHandle | None = None  # over the rate: reading again at
         self._paused: set[str] = set()  # why reading is paused: "rate", "inbox"
         self._lost = False  # the connection is over (its last requests may still be handled)
         self._admitted = False
@@ -182,8 +187,8 @@ class Session(asyncio.Protocol):
         self._inbox.extend(items)
         if len(self._inbox) >= INBOX_LIMIT:
             self._pause_reading("inbox")  # what it sends waits in the kernel meanwhile
-        if self._worker is None:
-            self._worker = asyncio.get_running_loop().create_task(self._handle_inbox())
+        if not self._busy:
+            self._drain()
 
     def eof_received(self) -> bool:
         return False  # close: a peer that stops sending has gone
@@ -195,29 +200,52 @@ class Session(asyncio.Protocol):
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
-        if self._worker is None:  # else the worker ends it, once what came is handled
+        if not self._busy:  # else it ends once what came is handled
             self._gone()
 
-    async def _handle_inbox(self) -> None:
-        """Handle the requests that came, one after another, in order."""
-        try:
-            while self._inbox and not self._closed:
-                while self._inbox and not self._closed:
-                    item = self._inbox.popleft()
-                    said_hello = self.said_hello
-                    await self._receive(item)
-                    if self.said_hello != said_hello:
-                        self._watch()  # from the hello deadline to the idle one
-                if self._over_rate:  # all that came is answered: now hold off a while
-                    self._over_rate = False
-                    self._resume_reading("inbox")
-                    await self._pause()
-        finally:
-            self._worker = None
-            self._inbox.clear()  # if closed: what is left is not answered
-            self._resume_reading("inbox")
-            if self._lost:
-                self._gone()
+    @property
+    def _busy(self) -> bool:
+        """Handling the inbox waits: for an answer, or for the rate's hold-off."""
+        return self._waiting is not None or self._holding_off is not None
+
+    def _drain(self) -> None:
+        """Handle the requests that came, one after another, in order, until one's
+        answer has to wait (``_answered`` goes on from there) or none is left."""
+        while self._inbox and not self._closed:
+            item = self._inbox.popleft()
+            said_hello = self.said_hello
+            pending = self._receive(item)
+            if self.said_hello != said_hello:
+                self._watch()  # from the hello deadline to the idle one
+            if pending is not None:
+                assert not isinstance(item, ProtocolError)  # answered at once, always
+                answer = asyncio.ensure_future(pending)
+                if not answer.done():
+                    self._waiting = answer
+                    answer.add_done_callback(functools.partial(self._answered, item=item))
+                    return
+                self._settle(item, answer)
+        if self._over_rate and not self._closed:  # all that came is answered: now hold off a while
+            self._over_rate = False
+            self._hold_off()
+            return
+        self._inbox.clear()  # if closed: what is left is not answered
+        self._resume_reading("inbox")
+        if self._lost:
+            self._gone()
+
+    def _answered(self, answer: asyncio.Future[Any], item: ClientMessage) -> None:
+        self._waiting = None
+        self._settle(item, answer)
+        self._drain()
+
+    def _settle(self, item: ClientMessage, answer: asyncio.Future[Any]) -> None:
+        """A request's answer came: it said what it had to (a refusal is said here)."""
+        if answer.cancelled():
+            return
+        error = answer.exception()
+        if error is not None:
+            self._refuse(item, error)
 
     def _pause_reading(self, why: str) -> None:
         if not self._paused and self.transport is not None and not self.transport.is_closing():
@@ -229,15 +257,18 @@ class Session(asyncio.Protocol):
         if not self._paused and self.transport is not None and not self.transport.is_closing():
             self.transport.resume_reading()
 
-    async def _pause(self) -> None:
+    def _hold_off(self) -> None:
         """Over its rate: leave what it sends in the kernel for ``HOLD`` seconds, then
         read and answer all of it at once (reading and answering each request of a
         flood on its own was the most of what the flood cost the server)."""
+        self._resume_reading("inbox")
         self._pause_reading("rate")
-        try:
-            await asyncio.sleep(HOLD)
-        finally:
-            self._resume_reading("rate")
+        self._holding_off = asyncio.get_running_loop().call_later(HOLD, self._held_off)
+
+    def _held_off(self) -> None:
+        self._holding_off = None
+        self._resume_reading("rate")
+        self._drain()
 
     def _watch(self) -> None:
         """The connection's one timer, at its next deadline: ``hello`` within
@@ -273,7 +304,8 @@ class Session(asyncio.Protocol):
             return
         self._watchdog = loop.call_at(max(due, now + 0.001), self._watch)
 
-    async def _receive(self, item: ClientMessage | ProtocolError) -> None:
+    def _receive(self, item: ClientMessage | ProtocolError) -> Awaitable[Any] | None:
+        """Answer ``item``, or return what its answer waits for."""
         options = self.options
         price = options.bad_frame_cost if isinstance(item, ProtocolError) else cost(item, options)
         if not self._bucket.allow(price):
@@ -281,7 +313,7 @@ class Session(asyncio.Protocol):
                 self.warn.warning("flood", "%s floods; cut off", self.address)
                 self.host.stats["flood"] += 1
                 self.fail(E.FLOOD, "Too many requests: goodbye.")
-                return
+                return None
             # Every request gets exactly one answer, so a client that waits for each
             # id never hangs: a dropped one is answered with this error and its id.
             rid = item.request_id if isinstance(item, ProtocolError) else item.id
@@ -289,32 +321,37 @@ class Session(asyncio.Protocol):
             self._hold(
                 encode(Error(id=rid, code=E.RATE_LIMITED, text="Too many requests: this one was dropped."))
             )
-            return
+            return None
         if isinstance(item, ProtocolError):
             self.host.stats["bad_frame"] += 1
             self.warn.warning("bad-frame", "%s sent a bad frame: %s", self.address, item.text)
             self.send(Error(id=item.request_id, code=item.code, text=item.text, fatal=item.fatal))
             if item.fatal:
                 self.close()
-            return
+            return None
         try:
-            await handle(self, item, self.host)
-        except Refused as refused:
-            self.send(Error(id=item.id, code=refused.code, text=refused.text))
-        except Exception:
-            # A bug: its traceback is logged (at most once every few seconds, however often
-            # a peer finds it), the peer told that nothing changed.
-            self.warn.log(
-                logging.ERROR,
-                "internal",
-                "request %s from %s failed",
-                type(item).__name__,
-                self.address,
-                exc_info=True,
-            )
-            self.send(
-                Error(id=item.id, code=E.INTERNAL, text="The server failed on this request; nothing changed.")
-            )
+            return handle(self, item, self.host)
+        except Exception as error:
+            self._refuse(item, error)
+            return None
+
+    def _refuse(self, item: ClientMessage, error: BaseException) -> None:
+        """Tell the peer its request ``item`` changed nothing: refused, or a bug."""
+        if isinstance(error, Refused):
+            self.send(Error(id=item.id, code=error.code, text=error.text))
+            return
+        # A bug: its traceback is logged (at most once every few seconds, however often
+        # a peer finds it), the peer told that nothing changed.
+        self.warn.log(
+            logging.ERROR,
+            "internal",
+            "request %s from %s failed",
+            type(item).__name__,
+            self.address,
+            exc_info=error,
+        )
+        text = "The server failed on this request; nothing changed."
+        self.send(Error(id=item.id, code=E.INTERNAL, text=text))
 
     def _gone(self) -> None:
         """The connection is over: keep the chair for its token, stop the pushes."""

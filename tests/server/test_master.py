@@ -174,7 +174,10 @@ def test_a_stored_game_resumes_where_it_was() -> None:
         moves.append(move)
     t.resume(1, GameRecord(2026, "draw", tuple(moves)), ENGINE_VERSION, [None] * 5)
     assert t.status == "playing" and t.game is not None and t.game.snapshot() == game.snapshot()
-    assert sum(len(events) for events, _ in t.story) > 5  # the deal's story, told to who comes back
+    # The deal's story so far is told to whoever comes: the opening and the five moves.
+    (joined,) = [m for m in frames_to(stored(t.watch(WES, 9)), WES.id) if isinstance(m, GameUpdate)]
+    assert joined.history is not None and len(joined.history) == 6
+    assert sum(len(past.events) for past in joined.history) > 5
 
 
 def test_an_away_players_turn_is_played_by_a_stand_in_and_said_so() -> None:
