@@ -18,6 +18,7 @@ import msgspec
 from msgspec import Meta
 
 from ..engine import (
+    PACK,
     DealEnded,
     DealResult,
     DealStarted,
@@ -435,10 +436,18 @@ def move_to_wire(m: Move) -> MoveWire:
     raise TypeError(f"not a move: {m!r}")
 
 
+# The moves made of nothing but a card, or of nothing, are the same object each
+# time (they are frozen: sharing them is safe). A game keeps all its moves, and a
+# fresh object for each was most of what a move left to the garbage collector's
+# young collections, which walk every object made since the last one still alive.
+_DRAW_STOCK, _PASS, _NEXT_DEAL = DrawStock(), Pass(), NextDeal()
+_DISCARDS = tuple(Discard(card) for card in PACK)
+
+
 def move_from_wire(w: MoveWire) -> Move:
     match w:
         case DrawStockWire():
-            return DrawStock()
+            return _DRAW_STOCK
         case TakeDiscardWire():
             return TakeDiscard(w.index, tuple(w.cards), w.meld_id)
         case NewMeldWire():
@@ -446,9 +455,9 @@ def move_from_wire(w: MoveWire) -> Move:
         case LayOffWire():
             return LayOff(w.meld_id, w.card)
         case DiscardWire():
-            return Discard(w.card)
+            return _DISCARDS[w.card] if 0 <= w.card < len(_DISCARDS) else Discard(w.card)
         case PassWire():
-            return Pass()
+            return _PASS
         case NextDealWire():
-            return NextDeal()
+            return _NEXT_DEAL
     raise TypeError(f"not a move: {w!r}")

@@ -192,16 +192,18 @@ async def serve(args: argparse.Namespace) -> None:
         raise SystemExit(f"rummy-server: cannot listen on {args.host} port {args.port}: {why}.") from None
     # Garbage collection: under load (500 tables) the default thresholds gave ~5 young
     # collections a second and a full one every ~25 s that stalled every table for up
-    # to 140 ms. Little of what the server allocates is cyclic garbage: what survives
-    # a young collection is mostly games' moves and events, which live until their game
-    # ends. So: freeze what startup loaded (modules, restored games), collect the young
-    # generation less often (every 10,000 objects: a few ms each, the middle one every
-    # tenth of those, ~25k objects), and the whole heap only after a thousand middle
-    # ones (about an hour at 1,000 tables): at 2,000 tables a full collection walked
-    # every game's moves, 0.3 s or more, once a minute.
+    # to 140 ms. Little of what the server allocates is cyclic garbage (at 2,000 tables
+    # the middle collections found none): what survives a young collection is mostly
+    # games' moves and meld state, which live until their game ends, and a move leaves
+    # about one such object (a table's story is kept encoded, moves shared). So: freeze
+    # what startup loaded (modules, restored games), collect the young generation every
+    # 10,000 objects (a few ms), the middle one every third of those (at 2,000 tables
+    # 10-45 ms each; every tenth was 45-70 ms, the slowest moves of a run), and the
+    # whole heap only after 3,000 middle ones (hours): at 2,000 tables a full
+    # collection walks every game's moves, 0.3 s or more.
     gc.collect()
     gc.freeze()
-    gc.set_threshold(10_000, 10, 1_000)
+    gc.set_threshold(10_000, 3, 3_000)
     print(
         f"rummy-server listening on {server.address};"
         f" players join with: rummy-client {public_address(server)}",
