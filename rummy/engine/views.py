@@ -22,7 +22,8 @@ from .scoring import DealResult, totals, winner
 class PlayerView:
     """One seat's view (``seat`` None: a spectator's, with no hand).
 
-    ``melds`` are copies: changing them changes nothing in the game.
+    ``melds`` are copies (unless asked otherwise): changing them changes nothing in
+    the game.
     """
 
     seat: int | None
@@ -60,8 +61,13 @@ class PlayerView:
         return winner(self.results)
 
 
-def view_for(game: Game, seat: int | None) -> PlayerView:
-    """The view of ``seat`` (0..3), or of a spectator for None."""
+def view_for(game: Game, seat: int | None, *, shared_melds: bool = False) -> PlayerView:
+    """The view of ``seat`` (0..3), or of a spectator for None.
+
+    ``shared_melds``: the view's melds are the game's own, not copies, so the view
+    must be read at once and not kept or changed: for a view turned into a message
+    there and then (the server's push after every move, where the copies were a
+    good part of the push's cost)."""
     if not isinstance(game, Game):
         raise TypeError(f"view_for takes a Game, not {type(game).__name__}")
     if seat is not None:  # True is an int to Python, but no seat
@@ -80,7 +86,7 @@ def view_for(game: Game, seat: int | None) -> PlayerView:
         hand_counts=(len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])),
         stock_count=len(game.stock),
         discard_pile=tuple(game.discard_pile),
-        melds=tuple(m.copy() for m in game.melds),
+        melds=tuple(game.melds) if shared_melds else tuple(m.copy() for m in game.melds),
         passes=game.passes,
         partner_draw=game.partner_draw,
         results=tuple(game.results),

@@ -251,9 +251,10 @@ class TableMaster:
             self.idle_since = self.context.now()
 
     def _push_table_soon(self) -> None:
-        """Tell everyone of a change in who watches, within ``lobby_interval``: pushing
-        the table to every spectator at each watch or leave made 1,000 watchers cost
-        half a million frames (the square of their number) and froze the table."""
+        """Tell everyone of a small change (who watches, who is ready), within
+        ``lobby_interval``, with whatever else changes meanwhile: pushing the table to
+        every spectator at each watch or leave made 1,000 watchers cost half a million
+        frames (the square of their number) and froze the table."""
         if not self._push_pending and not self.closed:
             self._push_pending = True
             self._out.timers["table_push"] = self.context.options.lobby_interval
@@ -321,7 +322,7 @@ class TableMaster:
             table_id=self.id,
             seat=None,
             moves=len(game.moves),
-            view=view_to_wire(view_for(game, None)),
+            view=view_to_wire(view_for(game, None, shared_melds=True)),  # encoded below
             events=told,
             auto=auto,
         )
@@ -710,7 +711,10 @@ class TableMaster:
         def apply() -> None:
             if not c.ready:
                 c.ready = True
-                self._push_table()
+                # Who is ready shows within lobby_interval; when all are at once (as
+                # they mostly are), the next deal's push carries it instead: a push to
+                # all four at each of their readies was 16 frames at every deal's end.
+                self._push_table_soon()
                 self._replan()
             self._send(visitor.id, encode(Ok(id=request_id)))
 
