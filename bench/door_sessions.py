@@ -1,12 +1,12 @@
 """What each SSH or browser player costs the host: memory per client, and the time to the lobby.
 
     python bench/door_sessions.py [--door ssh|web] [--sessions 20] [--play] [--settle 2]
-                                  [--breakdown] [--json]
+                                  [--breakdown] [--size 120x40] [--port N] [--json]
 
 It starts a ``rummy-server --ssh-port`` (or ``--web-port``) subprocess (temporary
 database and state directory), then opens ``--sessions`` sessions on it one
 after another, as players arrive: over SSH each one its own connection with its
-own key and a 120x40 pty; in a browser's place, each one its own browser
+own key and a 120x40 pty (``--size``); in a browser's place, each one its own browser
 identity speaking what the page's front end speaks (the name form, then the game
 socket at 120x40; tests/e2e/test_browser.py checks a real browser). Each session
 is waited for until its screen shows the lobby; the time from asking for the
@@ -52,7 +52,6 @@ import asyncssh
 import pyte
 
 SERVER = Path(sys.executable).parent / "rummy-server"
-COLUMNS, ROWS = 120, 40
 TIMEOUT = 60.0
 
 
@@ -151,9 +150,10 @@ def clients_of(server_pid: int) -> list[int]:
 class Screen:
     """What one player's terminal shows, and the keys they press."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: tuple[int, int]) -> None:
         self.started = 0.0  # when the session (so the client) was asked for, once logged in
-        self.screen = pyte.Screen(COLUMNS, ROWS)
+        self.size = size  # columns, rows
+        self.screen = pyte.Screen(*size)
         self.stream = pyte.ByteStream(self.screen)
 
     def text(self) -> str:
@@ -199,8 +199,8 @@ class Screen:
 class Browser(Screen):
     """One browser: its cookies and its game socket."""
 
-    def __init__(self, base: str, name: str) -> None:
-        super().__init__()
+    def __init__(self, base: str, name: str, size: tuple[int, int]) -> None:
+        super().__init__(size)
         self.base = base
         self.name = name
         self.http = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
@@ -213,7 +213,7 @@ class Browser(Screen):
         async with self.http.post(self.base + "/name", data={"name": self.name}, allow_redirects=False):
             pass
         self.started = time.perf_counter()
-        self.ws = await self.http.ws_connect(f"{self.base}/ws?width={COLUMNS}&height={ROWS}")
+        self.ws = await self.http.ws_connect(f"{self.base}/ws?width={self.size[0]}&height={self.size[1]}")
         self._reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
@@ -238,8 +238,8 @@ class Browser(Screen):
 class SSHPlayer(Screen, asyncssh.SSHClientSession[bytes]):
     """One ssh client with its own key and a pty."""
 
-    def __init__(self, port: int, name: str) -> None:
-        super().__init__()
+    def __init__(self, port: int, name: str, size: tuple[int, int]) -> None:
+        super().__init__(size)
         self.port = port
         self.name = name
         self.key = asyncssh.generate_private_key("ssh-ed25519")
@@ -255,7 +255,7 @@ class SSHPlayer(Screen, asyncssh.SSHClientSession[bytes]):
         )
         self.started = time.perf_counter()
         self.chan, _ = await self.conn.create_session(
-            lambda: self, term_type="xterm-256color", term_size=(COLUMNS, ROWS), encoding=None
+            lambda: self, term_type="xterm-256color", term_size=self.size, encoding=None
         )
 
     async def press(self, keys: str) -> None:
@@ -271,10 +271,12 @@ class SSHPlayer(Screen, asyncssh.SSHClientSession[bytes]):
 
 async def measure(args: argparse.Namespace, where: str, server_pid: int) -> dict[str, object]:
     server_before = memory_kib(server_pid)
+    columns, rows = args.size.lower().split("x")
+    size = (int(columns), int(rows))
     if args.door == "ssh":
-        sessions: list[Screen] = [SSHPlayer(int(where), f"P{i}") for i in range(args.sessions)]
+        sessions: list[Screen] = [SSHPlayer(int(where), f"P{i}", size) for i in range(args.sessions)]
     else:
-        sessions = [Browser(where, f"P{i}") for i in range(args.sessions)]
+        sessions = [Browser(where, f"P{i}", size) for i in range(args.sessions)]
     first_screen: list[float] = []
     try:
         for s in sessions:  # one at a time, as players arrive (and within the start rate)
@@ -347,16 +349,27 @@ def main() -> None:
         action="store_true",
         help="say which private pages are the parent's copied and which the client's own (root)",
     )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help="the game server's port, the door's the next one (default 0: any free ports)",
+    )
+    parser.add_argument(
+        "--size", default="120x40", help="each player's terminal, COLUMNSxROWS (default 120x40; least 80x24)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    door = ["--ssh-port", "0", "--ssh-max-per-address", str(args.sessions)]
+    door_port = str(args.port + 1 if args.port else 0)
+    game = ("--host", "127.0.0.1", "--port", str(args.port))
+    door = ["--ssh-port", door_port, "--ssh-max-per-address", str(args.sessions)]
     if args.door == "web":
-        door = ["--web-port", "0", "--web-max-per-address", str(args.sessions)]
+        door = ["--web-port", door_port, "--web-max-per-address", str(args.sessions)]
     with tempfile.TemporaryDirectory(prefix="rummy-door-bench-") as tmp:
         process = subprocess.Popen(
             [
                 str(SERVER),
-                *("--host", "127.0.0.1", "--port", "0", "--db", f"{tmp}/server.db", "--bot-delay", "1"),
+                *(*game, "--db", f"{tmp}/server.db", "--bot-delay", "1"),
                 *door,
             ],
             stdout=subprocess.PIPE,
@@ -375,7 +388,7 @@ def main() -> None:
             process.terminate()
             process.wait(10)
     door_name = "SSH" if args.door == "ssh" else "browser"
-    print(f"{result['sessions']} {door_name} sessions, {result['state']}:")
+    print(f"{result['sessions']} {door_name} sessions at {args.size}, {result['state']}:")
     print(
         f"  each client process: PSS {result['client_pss_mib_mean']:.1f} MiB mean,"
         f" {result['client_pss_mib_max']:.1f} max; RSS {result['client_rss_mib_mean']:.1f} MiB mean,"

@@ -34,9 +34,19 @@ from rummy.doors.zygote import READY, receive, send
 log = logging.getLogger(__name__)
 
 # What the client loads once its arguments are read (its cli module imports the app
-# lazily) and the Textual driver it starts with: preloaded in the zygote too, or each
-# child would import them for itself.
-CLIENT_PRELOAD = ("rummy.client.cli", "rummy.client.app", "textual.drivers.linux_driver")
+# lazily), the Textual driver it starts with, and what it imports on its way to the
+# lobby and a game (the lobby screen, which the app imports lazily, with the widgets
+# it brings; what Textual imports as an app runs and lays out its first screen):
+# preloaded in the zygote too, or each child would import them for itself, a copy
+# of every module in each (1.6 MiB of a client in a game; README).
+CLIENT_PRELOAD = (
+    "rummy.client.cli",
+    "rummy.client.app",
+    "rummy.client.screens.lobby",
+    "textual.drivers.linux_driver",
+    "textual.pilot",
+    "textual.layouts.factory",
+)
 # A status for a child whose parent died before it could say how the child ended.
 STATUS_LOST = 255
 # The zygote imports the client in about a second; on a busy machine give it longer.

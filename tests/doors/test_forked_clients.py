@@ -157,6 +157,22 @@ async def test_any_program_runs_on_its_terminal_with_its_environment_limits_and_
     assert f"home={tmp_path} core=0 files=1024 pwd={tmp_path}" in said
 
 
+async def read_until(master: int, wanted: bytes, timeout: float = 20) -> bytes:
+    """What a pty's child writes, read until ``wanted`` is in it (or ``timeout`` passes)."""
+    screen = b""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while wanted not in screen and loop.time() < deadline:
+        readable = asyncio.Event()
+        loop.add_reader(master, readable.set)
+        try:
+            await asyncio.wait_for(readable.wait(), deadline - loop.time())
+        finally:
+            loop.remove_reader(master)
+        screen += os.read(master, 65536)
+    return screen
+
+
 async def test_the_real_client_forked_draws_its_screen_and_nothing_before_it(tmp_path: Path) -> None:
     """The client run from the preloaded parent starts as `python -m` would: its first
     bytes are its own full screen (no warning of the module already loaded), and it
@@ -167,18 +183,8 @@ async def test_the_real_client_forked_draws_its_screen_and_nothing_before_it(tmp
     master, slave = os.openpty()
     child = await forker.spawn(argv, env=client_env(tmp_path, "xterm-256color"), cwd=tmp_path, tty=slave)
     os.close(slave)
-    screen = b""
     try:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 20
-        while b"Persian Rummy lobby" not in screen and loop.time() < deadline:
-            readable = asyncio.Event()
-            loop.add_reader(master, readable.set)
-            try:
-                await asyncio.wait_for(readable.wait(), deadline - loop.time())
-            finally:
-                loop.remove_reader(master)
-            screen += os.read(master, 65536)
+        screen = await read_until(master, b"Persian Rummy lobby")
     finally:
         child.send_signal(signal.SIGKILL)
         await child.wait()
@@ -186,6 +192,43 @@ async def test_the_real_client_forked_draws_its_screen_and_nothing_before_it(tmp
         await forker.close()
     assert b"Persian Rummy lobby" in screen and b"Cannot reach 127.0.0.1:9" in screen
     assert screen.startswith(b"\x1b["), screen[:200]
+
+
+# Run in a forked child: the client, as the door runs it, noting at its exit which
+# modules it imported for itself.
+IMPORTS_OF_THE_CLIENT = """
+import atexit, runpy, sys
+before, out = set(sys.modules), sys.argv[1]
+atexit.register(lambda: open(out, "w").write(" ".join(sorted(set(sys.modules) - before))))
+sys.argv = ["rummy.client.cli", "127.0.0.1:9", "--name", "Zed", "--hosted"]
+sys.modules.pop("rummy.client.cli")
+runpy.run_module("rummy.client.cli", run_name="__main__", alter_sys=True)
+"""
+
+
+async def test_the_forked_client_imports_nothing_of_its_own_on_its_way_to_the_lobby(tmp_path: Path) -> None:
+    """What the client imports for its lobby (the lobby screen the app imports lazily,
+    its widgets, what Textual imports as an app runs) is in the shared parent already:
+    a module imported in a child is a copy of its own in every player's client."""
+    forker = Forker(preload_for(default_client_command("127.0.0.1:9", "Zed")))
+    await forker.start()
+    master, slave = os.openpty()
+    imported = tmp_path / "imported"
+    argv = [sys.executable, "-c", IMPORTS_OF_THE_CLIENT, str(imported)]
+    child = await forker.spawn(argv, env=client_env(tmp_path, "xterm-256color"), cwd=tmp_path, tty=slave)
+    os.close(slave)
+    try:
+        assert b"Cannot reach 127.0.0.1:9" in await read_until(master, b"Cannot reach 127.0.0.1:9")
+        os.write(master, b"\x11")  # ctrl+q: the client ends, and says what it imported
+        assert await asyncio.wait_for(child.wait(), 20) == 0
+    finally:
+        child.send_signal(signal.SIGKILL)
+        await child.wait()
+        os.close(master)
+        await forker.close()
+    # Rich picks its table of character widths as it runs, by the Unicode version asked for.
+    own = [name for name in imported.read_text().split() if not name.startswith("rich._unicode_data.")]
+    assert own == []
 
 
 def merge_any(pid: int) -> bool | None:

@@ -217,7 +217,9 @@ class LobbyScreen(Screen[None]):
         for (key, label), w in zip(
             zip(("id", "name", "status", "chairs", "options"), labels, strict=True), widths, strict=True
         ):
-            self.grid.add_column(label, key=key, width=w)
+            # A Text, as each cell is: a str would be parsed as Rich markup, which loads
+            # Rich's emoji table (half a MiB in every client) to look for :codes:.
+            self.grid.add_column(Text(label), key=key, width=w)
         self.show_tables()
 
     def _show_title(self) -> None:
