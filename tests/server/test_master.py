@@ -250,6 +250,20 @@ def test_r3_1_the_next_deal_starts_when_every_present_player_is_ready() -> None:
     assert [m for m in frames_to(dealt, ANN.id) if isinstance(m, GameUpdate)]  # the new deal, told
 
 
+def test_who_is_ready_is_told_to_the_table_within_the_lobby_interval() -> None:
+    t, _ = four_seated(deal_pause=20.0, lobby_interval=0.5)
+    stored(t.start(ANN, request_id=1))
+    play_to(t, "deal_over")
+    said = stored(t.ready(ANN, request_id=2))
+    assert [type(m) for m in frames_to(said, ANN.id)] == [Ok]  # answered at once...
+    assert not frames_to(said, BOB.id) and said.timers["table_push"] == 0.5  # ...told soon
+    told = stored(t.timer("table_push"))
+    for v in PEOPLE:
+        (table,) = [m for m in frames_to(told, v.id) if isinstance(m, TableMessage)]
+        assert [c.ready for c in table.table.chairs if c is not None] == [True, False, False, False]
+    assert told.lobby  # the lobby's listing too
+
+
 def test_r3_1_the_deal_pause_starts_the_next_deal_without_anyone_ready() -> None:
     t, now = four_seated(deal_pause=20.0)
     stored(t.start(ANN, request_id=1))
