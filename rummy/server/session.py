@@ -82,7 +82,7 @@ class Session(asyncio.Protocol):
         self._drops = TokenBucket(limit / FLOOD_WINDOW, limit)
         self._inbox: deque[ClientMessage | ProtocolError] = deque()
         self._waiting: asyncio.Future[Any] | None = None  # the answer the inbox waits for
-        self._holding_off: asyncio.TimerHandle | None = None  # over the rate: reading again at
+        self._backing_off: asyncio.TimerHandle | None = None  # over the rate: reading again then
         self._paused: set[str] = set()  # why reading is paused: "rate", "inbox"
         self._lost = False  # the connection is over (its last requests may still be handled)
         self._admitted = False
@@ -205,8 +205,8 @@ class Session(asyncio.Protocol):
 
     @property
     def _busy(self) -> bool:
-        """Handling the inbox waits: for an answer, or for the rate's hold-off."""
-        return self._waiting is not None or self._holding_off is not None
+        """Handling the inbox waits: for an answer, or for the rate's back-off."""
+        return self._waiting is not None or self._backing_off is not None
 
     def _drain(self) -> None:
         """Handle the requests that came, one after another, in order, until one's
@@ -227,7 +227,7 @@ class Session(asyncio.Protocol):
                 self._settle(item, answer)
         if self._over_rate and not self._closed:  # all that came is answered: now hold off a while
             self._over_rate = False
-            self._hold_off()
+            self._back_off()
             return
         self._inbox.clear()  # if closed: what is left is not answered
         self._resume_reading("inbox")
@@ -257,16 +257,16 @@ class Session(asyncio.Protocol):
         if not self._paused and self.transport is not None and not self.transport.is_closing():
             self.transport.resume_reading()
 
-    def _hold_off(self) -> None:
+    def _back_off(self) -> None:
         """Over its rate: leave what it sends in the kernel for ``HOLD`` seconds, then
         read and answer all of it at once (reading and answering each request of a
         flood on its own was the most of what the flood cost the server)."""
         self._resume_reading("inbox")
         self._pause_reading("rate")
-        self._holding_off = asyncio.get_running_loop().call_later(HOLD, self._held_off)
+        self._backing_off = asyncio.get_running_loop().call_later(HOLD, self._backed_off)
 
-    def _held_off(self) -> None:
-        self._holding_off = None
+    def _backed_off(self) -> None:
+        self._backing_off = None
         self._resume_reading("rate")
         self._drain()
 
