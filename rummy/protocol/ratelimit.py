@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 
 class TokenBucket:
+    __slots__ = ("_burst", "_last", "_now", "_rate", "_tokens")
+
     def __init__(self, rate: float, burst: int, now: Callable[[], float] = time.monotonic) -> None:
         self._rate = rate
         self._burst = float(burst)

@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 
 class TurnClock:
+    __slots__ = ("_ends", "_left", "_now", "paused", "seat")
+
     def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
         self._now = now
         self.seat: int | None = None

@@ -93,6 +93,41 @@ STAND_IN: BotLevel = "normal"  # the level of the bot that plays for an away pla
 
 
 class TableMaster:
+    # Slots, as the session's: every move reads the fields of a table not touched for a second.
+    __slots__ = (
+        "_alarm_for",
+        "_bots",
+        "_chat_budget",
+        "_engine",
+        "_expired",
+        "_idle",
+        "_moving",
+        "_next_deal_at",
+        "_out",
+        "_push_pending",
+        "_shown",
+        "_spectator_frame",
+        "_turn",
+        "chairs",
+        "clock",
+        "closed",
+        "context",
+        "creator",
+        "game",
+        "game_id",
+        "games",
+        "id",
+        "idle_since",
+        "last_finished",
+        "name",
+        "options",
+        "recent_chat",
+        "spectators",
+        "status",
+        "story",
+        "tally",
+    )
+
     def __init__(
         self, context: Context, table_id: int, name: str, options: TableOptions, creator: int | None
     ) -> None:

@@ -33,6 +33,19 @@ log = logging.getLogger(__name__)
 
 
 class TableRunner:
+    __slots__ = (
+        "_busy",
+        "_changed",
+        "_closed",
+        "_queue",
+        "_registry",
+        "_storage",
+        "_tasks",
+        "_thinker",
+        "_timers",
+        "master",
+    )
+
     def __init__(
         self,
         master: TableMaster,
