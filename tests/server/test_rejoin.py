@@ -22,7 +22,7 @@ from rummy.protocol import (
     errors,
     event_from_wire,
 )
-from rummy.protocol.wire import StockDrawnWire
+from rummy.protocol.wire import DealStartedWire, StockDrawnWire
 from rummy.server import Server
 
 from .game_helpers import close_all, connect, open_client, play_all, serve, server, table_of_four
@@ -87,9 +87,25 @@ async def test_with_on_drop_bot_a_bot_plays_the_absent_seat_until_it_returns(ser
             for e in m.events  # type: ignore[union-attr]
         )
 
+    def stood_in_this_deal(c: Client) -> bool:
+        """The stand-in has moved for Ann in the deal under way (a deal's story is
+        what a newcomer is told) and the game waits for Bob: nothing moves now."""
+        updates = [m for m in c.received if isinstance(m, GameUpdate)]
+        starts = [i for i, m in enumerate(updates) if any(isinstance(e, DealStartedWire) for e in m.events)]
+        deal = updates[starts[-1] :] if starts else updates
+        moved = any(
+            m.auto == "stand_in" and any(getattr(e, "seat", None) == ann_seat for e in m.events) for m in deal
+        )
+        return moved and c.view is not None and c.view.my_turn
+
     # Bob keeps playing; Ann's seat is played by a stand-in bot meanwhile.
     await play_all([bob], stop_after=30)
     await bob.until(ann_seat_played)
+    await bob.until(lambda c: c.view is not None and c.view.my_turn)
+    while not stood_in_this_deal(bob):  # a deal ended since: play on into the next
+        assert bob.game is not None
+        await play_all([bob], stop_after=bob.game.moves + 1)
+        await bob.until(lambda c: c.view is not None and c.view.my_turn)
     stood_in = [
         m
         for m in bob.received
