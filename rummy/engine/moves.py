@@ -74,6 +74,8 @@ _PASS = Pass()
 _NEXT = NextDeal()
 # Moves are values: one shared Discard per card saves building them for every turn.
 DISCARDS: tuple[Discard, ...] = tuple(Discard(c) for c in PACK)
+
+
 def _card(value: Any) -> Card:
     if type(value) is not int or not 0 <= value < 56:
         raise IllegalMove("bad-move", "That is not a card.")

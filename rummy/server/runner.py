@@ -102,14 +102,14 @@ class TableRunner:
                 _fail(done, error)
                 continue
             if change.writes:
-                stored = self._storage.write_soon(change.writes)
-                stored.add_done_callback(functools.partial(self._stored, change=change, done=done))
+                self._storage.write_soon(
+                    change.writes, functools.partial(self._stored, change=change, done=done)
+                )
                 return
             self._finish(change, done)
         self._busy = False
 
-    def _stored(self, stored: asyncio.Future[None], change: Change, done: asyncio.Future[Any]) -> None:
-        error = stored.exception() if not stored.cancelled() else asyncio.CancelledError()
+    def _stored(self, error: BaseException | None, change: Change, done: asyncio.Future[Any]) -> None:
         if error is None:
             self._finish(change, done)
         else:

@@ -7,11 +7,15 @@ when it started and ended, the totals and each deal's result) and every move
 of every game, in order. A game is rebuilt by replaying its moves from its seed;
 the finished ones are read back for the history and replays (``archive``).
 
-Writes are grouped: each ``write`` joins the next batch and returns once that
-batch is committed. The batch runs on one worker thread (the only thread that
-touches the connection), so the event loop never waits on the disk, and many
-tables' moves share one fsync; when the storage is busy (a commit a moment ago)
-a batch waits ``GATHER`` seconds for more writes before it goes.
+Writes are grouped: each ``write_soon`` joins the next batch, and its callback is
+called (on the event loop) once that batch is committed. The batches are made
+and committed by one thread of their own, the writer (the only thread that
+writes through the connection), so the event loop never waits on the disk, and
+many tables' moves share one fsync; when the storage is busy (a commit a moment
+ago) the writer waits ``GATHER`` seconds for more writes before it commits. The
+writer does its own waiting and hands back each batch in one call: a task on
+the loop that slept, handed the batch to a worker thread and woke each write's
+future was a good part of what storing a move cost the loop.
 
 Durability: WAL with ``synchronous=FULL`` (the default) syncs the log at every
 commit, so a committed move survives SIGKILL and power loss alike; grouping
@@ -27,7 +31,10 @@ import asyncio
 import json
 import logging
 import os
+import queue
 import sqlite3
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -48,6 +55,7 @@ BUSY = 0.02  # ...that is, when the last commit was less than this long ago
 _move_decoder = msgspec.json.Decoder(MoveWire)
 
 T = TypeVar("T")
+Committed = Callable[[BaseException | None], None]  # called once a write is committed, or with why not
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -242,12 +250,15 @@ class Storage:
         except sqlite3.Error as e:
             self._db.close()
             raise StorageError(f"cannot set up {self.path}: {e}.") from None
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rummy-db")
+        # The writer thread and what waits for it (None: stop), started at the first write.
+        self._queue: queue.SimpleQueue[tuple[Sequence[Statement], Committed] | None] = queue.SimpleQueue()
+        self._writer: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # where the callbacks are called
+        # An in-memory database has one connection: its reads take turns with the
+        # writer's transactions (a read inside one would see what is not committed).
+        self._turns = threading.Lock()
         self._reader: sqlite3.Connection | None = None  # for ``read``, opened when first needed
         self._read_executor: ThreadPoolExecutor | None = None
-        self._pending: list[tuple[list[Statement], asyncio.Future[None]]] = []
-        self._flusher: asyncio.Task[None] | None = None
-        self._last_commit = float("-inf")  # loop time the last batch was committed
         self.commits = 0  # batches committed (the load generator reports it)
 
     def _migrate(self) -> None:
@@ -287,14 +298,18 @@ class Storage:
         history cannot delay anyone's moves. (An in-memory database has one connection:
         its reads take turns with the writes.)"""
         loop = asyncio.get_running_loop()
+        if self._read_executor is None:
+            self._read_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rummy-db-read")
         if self.path == ":memory:":
-            return await loop.run_in_executor(self._executor, query, self._db)
+            return await loop.run_in_executor(self._read_executor, self._in_turn, query)
         if self._reader is None:
             self._reader = sqlite3.connect(self.path, check_same_thread=False)
             self._reader.execute("PRAGMA query_only=ON")
-            self._read_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rummy-db-read")
-        assert self._read_executor is not None
         return await loop.run_in_executor(self._read_executor, query, self._reader)
+
+    def _in_turn(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        with self._turns:
+            return query(self._db)
 
     # --- reading, once, at start -------------------------------------------------
 
@@ -409,73 +424,109 @@ class Storage:
 
     # --- writing ----------------------------------------------------------------
 
-    def write_soon(self, statements: Sequence[Statement]) -> asyncio.Future[None]:
-        """Run ``statements`` in one transaction (with whatever else is waiting); the
-        future is done once they are committed, or has the ``sqlite3.Error`` if they
-        failed."""
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
-        self._pending.append((list(statements), done))
-        if self._flusher is None:
-            self._flusher = loop.create_task(self._flush())
-        return done
+    def write_soon(self, statements: Sequence[Statement], then: Committed) -> None:
+        """Run ``statements`` in one transaction (with whatever else is waiting), then
+        call ``then`` on the event loop: with None once they are committed, or with the
+        ``sqlite3.Error`` if they failed (and nothing of them was stored)."""
+        if self._writer is None:
+            self._loop = asyncio.get_running_loop()
+            self._writer = threading.Thread(target=self._write_all, name="rummy-db", daemon=True)
+            self._writer.start()
+        self._queue.put((statements, then))
 
     async def write(self, statements: Sequence[Statement]) -> None:
         """``write_soon``, and wait for the commit. Raises ``sqlite3.Error``."""
-        await self.write_soon(statements)
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-    async def _flush(self) -> None:
-        loop = asyncio.get_running_loop()
+        def then(error: BaseException | None) -> None:
+            if done.done():  # the caller stopped waiting
+                return
+            if error is None:
+                done.set_result(None)
+            else:
+                done.set_exception(error)
+
+        self.write_soon(statements, then)
+        await done
+
+    def _write_all(self) -> None:
+        """The writer thread: commit what waits, in batches, until told to stop."""
+        assert self._loop is not None
+        waiting = self._queue
+        last_commit = float("-inf")
+        stop = False
+        while not stop:
+            first = waiting.get()
+            if first is None:
+                return
+            if time.monotonic() - last_commit < BUSY:
+                # Busy: gather the writes of the next few milliseconds into this
+                # commit. At a person's pace batches were of one or two moves, each
+                # paying an fsync; idle, nothing waits.
+                time.sleep(GATHER)
+            batch = [first]
+            while not waiting.empty():
+                item = waiting.get()
+                if item is None:
+                    stop = True
+                    break
+                batch.append(item)
+            results = self._commit_batch(batch)
+            last_commit = time.monotonic()
+            try:
+                self._loop.call_soon_threadsafe(self._committed, batch, results)
+            except RuntimeError:  # the loop is closed: nobody waits for these any more
+                return
+
+    def _commit_batch(self, batch: list[tuple[Sequence[Statement], Committed]]) -> list[BaseException | None]:
         try:
-            while self._pending:
-                if loop.time() - self._last_commit < BUSY:
-                    # Busy: gather the writes of the next few milliseconds into this
-                    # commit. At a person's pace batches were of one or two moves, each
-                    # paying a thread round trip and an fsync; idle, nothing waits.
-                    await asyncio.sleep(GATHER)
-                batch, self._pending = self._pending, []
+            self._commit([s for group, _ in batch for s in group])
+            return [None] * len(batch)
+        except Exception:
+            # One bad group must not sink the others: commit each alone.
+            results: list[BaseException | None] = []
+            for group, _ in batch:
                 try:
-                    await loop.run_in_executor(self._executor, self._commit, [s for g, _ in batch for s in g])
-                    results: list[BaseException | None] = [None] * len(batch)
-                except sqlite3.Error:
-                    # One bad group must not sink the others: commit each alone.
-                    results = []
-                    for group, _ in batch:
-                        try:
-                            await loop.run_in_executor(self._executor, self._commit, group)
-                            results.append(None)
-                        except sqlite3.Error as failure:
-                            log.error("storage write failed: %s", failure)
-                            results.append(failure)
-                self._last_commit = loop.time()
-                for (_, done), outcome in zip(batch, results, strict=True):
-                    if done.done():
-                        continue
-                    if outcome is None:
-                        done.set_result(None)
-                    else:
-                        done.set_exception(outcome)
-        finally:
-            self._flusher = None
+                    self._commit(list(group))
+                    results.append(None)
+                except Exception as failure:  # an sqlite3.Error; anything else is a bug, told alike
+                    log.error("storage write failed: %s", failure)
+                    results.append(failure)
+            return results
+
+    def _committed(
+        self, batch: list[tuple[Sequence[Statement], Committed]], results: list[BaseException | None]
+    ) -> None:
+        """On the loop: tell each write of a batch how it went."""
+        for (_, then), outcome in zip(batch, results, strict=True):
+            try:
+                then(outcome)
+            except Exception:  # one caller's bug must not keep the others from hearing
+                log.exception("storage: a write's callback failed")
 
     def _commit(self, statements: list[Statement]) -> None:
         db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for sql, params in statements:
-                db.execute(sql, params)
-            db.execute("COMMIT")
-            self.commits += 1
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        with self._turns:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for sql, params in statements:
+                    db.execute(sql, params)
+                db.execute("COMMIT")
+                self.commits += 1
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
 
     async def close(self) -> None:
         """Wait for the writes in flight, then close the database."""
-        while self._flusher is not None:
-            await asyncio.wait([self._flusher])
-        self._executor.shutdown(wait=True)
-        self._db.close()
-        if self._read_executor is not None and self._reader is not None:
+        loop = asyncio.get_running_loop()
+        if self._writer is not None:
+            self._queue.put(None)
+            await loop.run_in_executor(None, self._writer.join)
+            # The writer's last batches were handed to the loop before it ended: their
+            # callbacks come before this (the loop runs what it is handed in order).
+        if self._read_executor is not None:
             self._read_executor.shutdown(wait=True)
+        if self._reader is not None:
             self._reader.close()
+        self._db.close()

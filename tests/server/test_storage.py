@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from rummy.engine import Game, GameRecord
@@ -78,6 +78,28 @@ async def test_one_failing_write_does_not_sink_the_others(tmp_path: Path) -> Non
     await storage.close()
 
 
+async def test_every_write_is_told_of_its_commit_before_close_returns(tmp_path: Path) -> None:
+    """The writer hands each batch back to the loop in one call: a caller whose callback
+    fails does not keep the others from hearing, and close waits for them all."""
+    storage = Storage(tmp_path / "c.db")
+    told: list[tuple[int, BaseException | None]] = []
+
+    def then(i: int) -> Callable[[BaseException | None], None]:
+        def committed(error: BaseException | None) -> None:
+            told.append((i, error))
+            if i == 3:
+                raise RuntimeError("a caller's bug")
+
+        return committed
+
+    for i in range(10):
+        storage.write_soon([sql.new_game(i + 1, 1, i + 1, 5, "draw", [])], then(i))
+    await storage.close()
+    assert sorted(told, key=lambda t: t[0]) == [(i, None) for i in range(10)]
+    with sqlite3.connect(tmp_path / "c.db") as con:
+        assert con.execute("SELECT count(*) FROM games").fetchone()[0] == 10
+
+
 async def test_a_move_that_cannot_be_saved_is_refused_and_changes_nothing(server: Server) -> None:
     """Nothing is told before it is stored: a failed write leaves the game as it was."""
     clients, _, table_id = await table_of_four(server)
@@ -102,11 +124,9 @@ def disk_full(storage: Storage, why: str = "database or disk is full") -> Iterat
     """Every write fails as on a full disk while inside; the list holds the writes tried."""
     tried: list[object] = []
 
-    def failing(statements: object) -> asyncio.Future[None]:
+    def failing(statements: object, then: Callable[[BaseException | None], None]) -> None:
         tried.append(statements)
-        failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        failed.set_exception(sqlite3.OperationalError(why))
-        return failed
+        asyncio.get_running_loop().call_soon(then, sqlite3.OperationalError(why))
 
     storage.write_soon = failing  # type: ignore[method-assign]
     try:
