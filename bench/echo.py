@@ -15,7 +15,8 @@ write, the three others the push (a real mid-deal ``game`` frame, with a hand), 
 write each. No rules, no storage, no views: what is left is the floor.
 
 Printed: moves, the latency from a move sent to its ``ok`` (p50, p99), and the echo
-server's CPU per move. With ``--beside-load`` it first runs ``bench/load.py`` with the
+server's CPU per move, with the part of it in the kernel (system calls: reading and
+writing the sockets, waiting for them). With ``--beside-load`` it first runs ``bench/load.py`` with the
 same tables, pace and duration (our server, in the same sitting) and prints both
 figures and their ratio: the goal is our CPU per move within 2x of this.
 """
@@ -194,10 +195,10 @@ async def drive(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]
     tasks = [asyncio.ensure_future(table(i)) for i in range(args.tables)]
     while ready < args.tables:
         await asyncio.sleep(0.05)
-    cpu0, t0 = _cpu(pid), time.perf_counter()
+    (cpu0, system0), t0 = _cpu(pid), time.perf_counter()
     go.set()
     await asyncio.sleep(args.duration)
-    cpu1, elapsed = _cpu(pid), time.perf_counter() - t0
+    (cpu1, system1), elapsed = _cpu(pid), time.perf_counter() - t0
     stop.set()
     moves = len(run.latencies)
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -211,6 +212,7 @@ async def drive(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]
         "latency_ms": {"p50": _ms(lat, 50), "p99": _ms(lat, 99)},
         "cpu_s": round(cpu, 2),
         "cpu_ms_per_move": round(1e3 * cpu / moves, 3) if moves else None,
+        "system_ms_per_move": round(1e3 * (system1 - system0) / moves, 3) if moves else None,
     }
 
 
@@ -220,9 +222,11 @@ def _ms(values: list[float], p: float) -> float:
     return round(1e3 * values[min(len(values) - 1, int(len(values) * p / 100))], 2)
 
 
-def _cpu(pid: int) -> float:
+def _cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds ``pid`` has used (all its threads), and the part of it in the kernel."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / tick, int(fields[12]) / tick
 
 
 def echo_run(args: argparse.Namespace) -> dict[str, Any]:
@@ -261,18 +265,22 @@ def main(argv: list[str] | None = None) -> None:
     figures: dict[str, Any] = {}
     if args.beside_load:
         ours = load_run(args)
-        per_move = 1e3 * ours["server"]["cpu_s"] / ours["moves"] if ours["moves"] else None
+        moves = ours["moves"]
+        per_move = 1e3 * ours["server"]["cpu_s"] / moves if moves else None
+        system = ours["server"]["cpu_system_s"]
         figures["rummy_server"] = {
-            "moves": ours["moves"],
+            "moves": moves,
             "latency_ms": ours["latency_ms"],
             "cpu_s": ours["server"]["cpu_s"],
             "cpu_ms_per_move": None if per_move is None else round(per_move, 3),
+            "system_ms_per_move": round(1e3 * system / moves, 3) if moves and system is not None else None,
             "peak_rss_mib": ours["server"]["peak_rss_mib"],
         }
         print(
             f"rummy-server: {ours['moves']} moves, latency p50 {ours['latency_ms']['p50']} ms,"
             f" p99 {ours['latency_ms']['p99']} ms, CPU {figures['rummy_server']['cpu_ms_per_move']} ms"
-            f" per move, peak RSS {ours['server']['peak_rss_mib']} MiB"
+            f" per move ({figures['rummy_server']['system_ms_per_move']} in the kernel),"
+            f" peak RSS {ours['server']['peak_rss_mib']} MiB"
         )
     echo = echo_run(args)
     figures["echo"] = echo
@@ -280,6 +288,7 @@ def main(argv: list[str] | None = None) -> None:
         f"echo server: {args.tables} tables, think {args.think} s: {echo['moves']} moves in"
         f" {echo['elapsed_s']} s, latency p50 {echo['latency_ms']['p50']} ms, p99"
         f" {echo['latency_ms']['p99']} ms, CPU {echo['cpu_ms_per_move']} ms per move"
+        f" ({echo['system_ms_per_move']} in the kernel)"
     )
     if args.beside_load and echo["cpu_ms_per_move"] and figures["rummy_server"]["cpu_ms_per_move"]:
         ratio = figures["rummy_server"]["cpu_ms_per_move"] / echo["cpu_ms_per_move"]

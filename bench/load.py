@@ -616,16 +616,17 @@ class Usage:
 
     at: float
     cpu: float | None
+    system: float | None  # of ``cpu``, the part in the kernel (system calls: mostly the sockets)
     waited: float | None  # seconds runnable but not running (a busy machine)
     machine_busy: float  # CPU seconds used by everything on the machine
     stolen: float  # CPU seconds the hypervisor gave to other machines (steal)
 
     @classmethod
     def of(cls, pid: int) -> Usage:
-        cpu = waited = None
+        cpu = system = waited = None
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            cpu = (int(fields[11]) + int(fields[12])) / _TICK
+            cpu, system = (int(fields[11]) + int(fields[12])) / _TICK, int(fields[12]) / _TICK
             waited = int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
         except (OSError, IndexError, ValueError):
             pass
@@ -636,7 +637,7 @@ class Usage:
             busy, stolen = busy / _TICK, ticks[7] / _TICK
         except (OSError, ValueError, IndexError):
             pass
-        return cls(time.perf_counter(), cpu, waited, busy, stolen)
+        return cls(time.perf_counter(), cpu, system, waited, busy, stolen)
 
 
 def children_cpu(pid: int) -> float:
@@ -777,6 +778,7 @@ async def _drive(args: argparse.Namespace, server: ServerUnderTest) -> dict[str,
             "in_process": args.in_process,
             "peak_rss_mib": None if server_hwm is None else round(server_hwm / 2**20, 1),
             "cpu_s": _delta(server0.cpu, server1.cpu),
+            "cpu_system_s": _delta(server0.system, server1.system),
             "loop_waited_for_cpu_s": _delta(server0.waited, server1.waited),
             "storage_commits": server.commits(),
         },
@@ -846,6 +848,7 @@ def _print(r: dict[str, Any], elapsed: float) -> None:
         f" max {lat['max']}, mean {lat['mean']} (n={lat['n']})",
         f"refused: {refused}",
         f"server: peak RSS (VmHWM) {srv['peak_rss_mib']} MiB, {_pct(srv['cpu_s'], elapsed)}"
+        + ("" if srv["cpu_system_s"] is None else f" ({srv['cpu_system_s']:.1f} s of it in the kernel)")
         + _waited(srv["loop_waited_for_cpu_s"])
         + ("" if srv["storage_commits"] is None else f", {srv['storage_commits']} storage commits")
         + (" (load generator included: --in-process)" if srv["in_process"] else ""),
