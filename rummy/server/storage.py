@@ -254,6 +254,7 @@ class Storage:
         self._queue: queue.SimpleQueue[tuple[Sequence[Statement], Committed] | None] = queue.SimpleQueue()
         self._writer: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # where the callbacks are called
+        self._closing = False  # close() has begun: no write is taken any more
         # An in-memory database has one connection: its reads take turns with the
         # writer's transactions (a read inside one would see what is not committed).
         self._turns = threading.Lock()
@@ -427,7 +428,14 @@ class Storage:
     def write_soon(self, statements: Sequence[Statement], then: Committed) -> None:
         """Run ``statements`` in one transaction (with whatever else is waiting), then
         call ``then`` on the event loop: with None once they are committed, or with the
-        ``sqlite3.Error`` if they failed (and nothing of them was stored)."""
+        ``sqlite3.Error`` if they failed (and nothing of them was stored), or with a
+        ``StorageError`` if ``close`` has begun (nothing stored)."""
+        if self._closing:
+            # The writer has been told to stop (or has stopped): nobody would ever
+            # commit this, and its caller would wait for ever. Told as a failed write:
+            # nothing of it is stored, and the runner refuses the change.
+            asyncio.get_running_loop().call_soon(then, StorageError("The storage is closed."))
+            return
         if self._writer is None:
             self._loop = asyncio.get_running_loop()
             self._writer = threading.Thread(target=self._write_all, name="rummy-db", daemon=True)
@@ -435,7 +443,8 @@ class Storage:
         self._queue.put((statements, then))
 
     async def write(self, statements: Sequence[Statement]) -> None:
-        """``write_soon``, and wait for the commit. Raises ``sqlite3.Error``."""
+        """``write_soon``, and wait for the commit. Raises ``sqlite3.Error``, or
+        ``StorageError`` once the storage is closing."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         def then(error: BaseException | None) -> None:
@@ -520,6 +529,7 @@ class Storage:
     async def close(self) -> None:
         """Wait for the writes in flight, then close the database."""
         loop = asyncio.get_running_loop()
+        self._closing = True
         if self._writer is not None:
             self._queue.put(None)
             await loop.run_in_executor(None, self._writer.join)

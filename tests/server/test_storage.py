@@ -9,13 +9,15 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
+
 from rummy.engine import Game, GameRecord
 from rummy.net import Client
 from rummy.protocol import AddBot, CreateTable, Error, Leave, Ok, RemoveBot, Seated, Sit, errors
 from rummy.protocol.wire import PassWire
 from rummy.server import Server
 from rummy.server import statements as sql
-from rummy.server.storage import Storage
+from rummy.server.storage import Storage, StorageError
 from tests.support import eventually
 
 from .game_helpers import close_all, connect, play_all, serve, server, table_of_four
@@ -98,6 +100,29 @@ async def test_every_write_is_told_of_its_commit_before_close_returns(tmp_path: 
     assert sorted(told, key=lambda t: t[0]) == [(i, None) for i in range(10)]
     with sqlite3.connect(tmp_path / "c.db") as con:
         assert con.execute("SELECT count(*) FROM games").fetchone()[0] == 10
+
+
+async def test_a_write_once_close_has_begun_is_told_it_failed_not_left_waiting(tmp_path: Path) -> None:
+    """A table's next change can reach the storage from the commit callback of the one
+    before it while the server is closing: it is told at once that nothing was stored
+    (the runner then refuses it), instead of waiting for a writer that has stopped."""
+    storage = Storage(tmp_path / "c.db")
+    await storage.write([sql.new_game(1, 1, 1, 5, "draw", [])])
+    told: list[BaseException | None] = []
+
+    def first_committed(error: BaseException | None) -> None:
+        told.append(error)
+        storage.write_soon([sql.new_game(2, 1, 2, 5, "draw", [])], told.append)  # the next change
+
+    storage.write_soon([sql.new_game(3, 1, 3, 5, "draw", [])], first_committed)
+    await storage.close()
+    await eventually(lambda: len(told) == 2)
+    assert told[0] is None
+    assert isinstance(told[1], StorageError) and str(told[1]) == "The storage is closed."
+    with pytest.raises(StorageError):
+        await storage.write([sql.new_game(4, 1, 4, 5, "draw", [])])
+    with sqlite3.connect(tmp_path / "c.db") as con:
+        assert [r[0] for r in con.execute("SELECT id FROM games ORDER BY id")] == [1, 3]
 
 
 async def test_a_move_that_cannot_be_saved_is_refused_and_changes_nothing(server: Server) -> None:
