@@ -496,7 +496,7 @@ class Storage:
             results: list[BaseException | None] = []
             for group, _ in batch:
                 try:
-                    self._commit(list(group))
+                    self._commit(group)
                     results.append(None)
                 except Exception as failure:  # an sqlite3.Error; anything else is a bug, told alike
                     log.error("storage write failed: %s", failure)
@@ -513,7 +513,7 @@ class Storage:
             except Exception:  # one caller's bug must not keep the others from hearing
                 log.exception("storage: a write's callback failed")
 
-    def _commit(self, statements: list[Statement]) -> None:
+    def _commit(self, statements: Sequence[Statement]) -> None:
         db = self._db
         with self._turns:
             db.execute("BEGIN IMMEDIATE")
