@@ -13,6 +13,7 @@ from typing import Any
 LOAD = Path(__file__).resolve().parents[2] / "bench" / "load.py"
 ATTACK = LOAD.with_name("attack.py")
 PARTS = LOAD.with_name("parts.py")
+ECHO = LOAD.with_name("echo.py")
 
 
 def run_bench(script: Path, *args: str, says: tuple[str, ...] = (), timeout: float = 90) -> tuple[str, Any]:
@@ -94,3 +95,25 @@ def test_the_parts_bench_plays_the_rules_and_stores_every_move_it_played() -> No
     stored = figures["storage"]
     assert stored["moves"] == min(figures["rules"]["moves"], int(3 * 20 * 0.3))
     assert 1 <= stored["commits"] <= stored["moves"]
+
+
+def test_the_echo_bench_takes_pairs_in_turn_beside_our_server_and_prints_the_median_ratio() -> None:
+    """bench/echo.py --beside-load --pairs 2: our server and the echo server each play
+    twice, in turn, at the same tables and pace; each pair's ratio is printed, then
+    their median (the figure the goal is judged by)."""
+    out, figures = run_bench(
+        ECHO,
+        *("--tables", "2", "--think", "0.02", "--duration", "2", "--beside-load", "--pairs", "2"),
+        says=("pair 1 of 2:", "pair 2 of 2:", "rummy-server:", "echo server: 2 tables", "over 2 pairs:"),
+        timeout=120,
+    )
+    runs = figures["runs"]
+    assert len(runs) == 2
+    for run in runs:
+        ours, echo = run["rummy_server"], run["echo"]
+        assert ours["moves"] > 0 and echo["moves"] > 0  # both were played, not skipped
+        assert run["ratio"] == round(ours["cpu_ms_per_move"] / echo["cpu_ms_per_move"], 2)
+    ratios = sorted(run["ratio"] for run in runs)
+    assert figures["ratio"] == sum(ratios) / 2  # the median of two
+    assert figures["ratio_range"] == ratios
+    assert out.count("x the echo server's (goal: at most 2x)") == 2
