@@ -160,7 +160,12 @@ class Server:
             session.fail(E.SHUTTING_DOWN, "The server is shutting down.")
         if self.sessions:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._all_gone.wait(), timeout=5)
+                await asyncio.wait_for(self._all_gone.wait(), timeout=self.options.goodbye_grace)
+        # A peer that does not read keeps its goodbye queued, and its connection open,
+        # for ever: cut it. From Python 3.12.1 on, the listener's wait_closed waits for
+        # every connection it accepted to close.
+        for session in list(self.sessions):
+            session.abort()
         if self._listener is not None:
             await self._listener.wait_closed()
         await self.storage.close()

@@ -60,6 +60,8 @@ class ServerOptions:
     chat_history: int = 20  # chat lines replayed to someone joining a table
     # --- pushes
     max_write_buffer: int = 4 * 1024 * 1024  # bytes queued for a slow reader before it is dropped
+    # Seconds a stopping server gives its peers to read their goodbye; then it cuts them.
+    goodbye_grace: float = 5.0
     # Lobby changes are gathered and pushed at most this often, one write per subscriber:
     # sending every change at once to every follower made the lobby most of the server's work.
     # Changes in the spectators at a table reach the people at it in the same rhythm.

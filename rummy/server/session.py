@@ -193,6 +193,12 @@ class Session(asyncio.Protocol):
             if self.transport is not None:
                 self.transport.close()
 
+    def abort(self) -> None:
+        """Close at once, dropping what is queued for the peer (it does not read)."""
+        self._closed = True
+        if self.transport is not None:
+            self.transport.abort()
+
     # --- receiving -----------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:

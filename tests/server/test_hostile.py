@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import socket
@@ -30,6 +31,7 @@ from rummy.protocol import (
 )
 from rummy.protocol.wire import DrawStockWire
 from rummy.server import Server, start_server
+from rummy.server.session import Session
 from tests.support import eventually
 
 from .game_helpers import FAST, close_all, connect, connect_from, play_all, table_of_four
@@ -265,28 +267,35 @@ async def test_names_and_table_names_are_cleaned_and_limited(server: Server) -> 
     await close_all([c, blank])
 
 
+async def thirty_tables_and_a_sloth(
+    server: Server, asks: int
+) -> tuple[list[Client], asyncio.StreamReader, asyncio.StreamWriter, Session]:
+    """Thirty people at tables of their own (a long table list), and a peer that asks
+    for the table list ``asks`` times and reads none of it."""
+    owners = [await connect(server, f"Owner{i}") for i in range(30)]
+    for i, c in enumerate(owners):
+        assert isinstance(await c.request(CreateTable, name=f"table number {i:02d} " + "z" * 20), Seated)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((server.host, server.port))
+    reader, writer = await asyncio.open_connection(sock=sock)
+    writer.write(raw({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": "Sloth"}))
+    await eventually(lambda: any(s.name == "Sloth" for s in server.sessions))
+    # A congested path: the kernel holds little for this peer, so what it does not
+    # read piles up in the server's own buffer.
+    sloth = next(s for s in server.sessions if s.name == "Sloth")
+    sloth.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    writer.write(b"".join(raw({"type": "lobby_subscribe", "id": 2 + i, "on": True}) for i in range(asks)))
+    await writer.drain()
+    return owners, reader, writer, sloth
+
+
 async def test_a_peer_that_never_reads_is_dropped_before_it_eats_memory() -> None:
     server = await start_server(
         **{**STRICT, "max_write_buffer": 100_000, "tables_per_address": 100, "lobby_cost": 1}
     )
     try:
-        owners = [await connect(server, f"Owner{i}") for i in range(30)]
-        for i, c in enumerate(owners):  # thirty tables make a long table list
-            assert isinstance(await c.request(CreateTable, name=f"table number {i:02d} " + "z" * 20), Seated)
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.connect((server.host, server.port))
-        _, writer = await asyncio.open_connection(sock=sock)
-        writer.write(raw({"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "name": "Sloth"}))
-        await eventually(lambda: any(s.name == "Sloth" for s in server.sessions))
-        # A congested path: the kernel holds little for this peer, so what it does not
-        # read piles up in the server's own buffer.
-        sloth = next(s for s in server.sessions if s.name == "Sloth")
-        sloth.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
-        asks = b"".join(raw({"type": "lobby_subscribe", "id": 2 + i, "on": True}) for i in range(90))
-        writer.write(asks)  # ~90 copies of the table list asked for, none read
-        await writer.drain()
-
+        owners, _, writer, _ = await thirty_tables_and_a_sloth(server, asks=90)
         await eventually(lambda: server.stats["slow_reader"])
         assert not any(s.name == "Sloth" for s in server.sessions)
         await still_serves(owners[0])
@@ -294,6 +303,28 @@ async def test_a_peer_that_never_reads_is_dropped_before_it_eats_memory() -> Non
         await close_all(owners)
     finally:
         await server.close()
+
+
+async def test_a_stopping_server_cuts_a_peer_that_never_reads_its_goodbye() -> None:
+    """Its goodbye queued behind what it never read, such a peer kept its connection
+    open for ever after the server stopped (and, from Python 3.12.1 on, kept ``close``
+    from returning): once the grace is over it is cut, and the others were told why."""
+    server = await start_server(
+        **{**STRICT, "goodbye_grace": 0.2, "tables_per_address": 100, "lobby_cost": 1}
+    )
+    owners, reader, writer, sloth = await thirty_tables_and_a_sloth(server, asks=20)
+    await eventually(lambda: sloth.queued() > 0)  # left in the server's own buffer, unread
+
+    await asyncio.wait_for(server.close(), timeout=30)
+
+    assert not server.sessions
+    await eventually(lambda: all(c.closed for c in owners))
+    for c in owners:
+        assert any(isinstance(m, Error) and m.code == errors.SHUTTING_DOWN for m in c.received)
+    with contextlib.suppress(ConnectionError):  # cut: its end of the stream, or a reset
+        while await reader.read(65536):
+            pass
+    writer.close()
 
 
 async def test_every_rate_limited_request_gets_its_own_answer(server: Server) -> None:

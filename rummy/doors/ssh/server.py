@@ -263,13 +263,15 @@ class SSHGameServer:
         """Stop listening, end every session (each client is hung up and
         reaped), and return once all of that is done."""
         self._acceptor.close()
-        await self._acceptor.wait_closed()
         conns = list(self._shared.connections)
         for conn in conns:
             conn.close()
         for conn in conns:
             with contextlib.suppress(Exception):
                 await conn.wait_closed()
+        # Only now: from Python 3.12.1 on, an asyncio server's wait_closed waits for
+        # every connection it accepted to close, so waiting first hung for ever.
+        await self._acceptor.wait_closed()
         while self._shared.tasks:
             await asyncio.gather(*list(self._shared.tasks), return_exceptions=True)
         await self.forker.close()
