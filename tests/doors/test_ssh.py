@@ -25,7 +25,7 @@ from rummy.doors.options import game_address
 from rummy.doors.ssh import HOST_KEY_NAME, HostKeyError, sanitize_name, start_ssh_server
 from rummy.doors.ssh.cli import start_ssh_from_args
 from rummy.doors.ssh.limits import MAX_SESSIONS_PER_CONNECTION
-from rummy.doors.ssh.server import IDLE_NOTICE, SSHGameServer
+from rummy.doors.ssh.server import IDLE_NOTICE, SHUTDOWN_NOTICE, SSHGameServer
 from rummy.doors.ssh.session import TERMINAL_RESET
 from rummy.protocol import NAME_LIMIT
 from rummy.server import start_server
@@ -335,14 +335,19 @@ async def test_dropped_session_ends_and_reaps_the_client(
 
 
 async def test_closing_the_server_ends_every_client(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:
+    """Every player's client is ended, and their terminal reset and told why (it was
+    left in the client's alternate screen, mouse reports on)."""
     srv = await serve(tmp_path / "state")
-    conn = await connect(srv, "alice", keys[0])
-    screen = Screen(await open_terminal(conn))
-    pid = int(field(await screen.line_after(b"HELLO"), "pid"))
-    await srv.close()
-    assert process_gone(pid)
-    await screen.process.wait_closed()
-    conn.close()
+    conns = [await connect(srv, name, key) for name, key in (("alice", keys[0]), ("bob", keys[1]))]
+    screens = [Screen(await open_terminal(conn)) for conn in conns]
+    pids = [int(field(await screen.line_after(b"HELLO"), "pid")) for screen in screens]
+    await asyncio.wait_for(srv.close(), TIMEOUT)
+    for pid, screen, conn in zip(pids, screens, conns, strict=True):
+        assert process_gone(pid)
+        data = await screen.rest()
+        assert data[data.rindex(TERMINAL_RESET) :] == TERMINAL_RESET + SHUTDOWN_NOTICE
+        await screen.process.wait_closed()
+        conn.close()
 
 
 async def test_per_address_connection_limit(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:

@@ -37,6 +37,7 @@ from rummy.doors.wording import duration
 log = logging.getLogger(__name__)
 
 IDLE_NOTICE = "rummy: closing this session after {duration} without a key pressed.\r\n"
+SHUTDOWN_NOTICE = b"rummy: the server is shutting down. Goodbye.\r\n"
 # Seconds the sessions of an idle connection get to close (their last output sent,
 # the clients ended) before the connection is cut anyway.
 IDLE_CLOSE_GRACE = 15.0
@@ -263,6 +264,13 @@ class SSHGameServer:
         """Stop listening, end every session (each client is hung up and
         reaped), and return once all of that is done."""
         self._acceptor.close()
+        # Each player's terminal is reset and told why, then their client is hung up
+        # (closing the connections alone left the players' terminals in the client's
+        # alternate screen with mouse reports on); a client that lingers is cut.
+        for session in list(self._shared.sessions):
+            session.end_with(SHUTDOWN_NOTICE)
+        if self._shared.tasks:
+            await asyncio.wait(list(self._shared.tasks), timeout=self._shared.settings.hangup_grace + 1)
         conns = list(self._shared.connections)
         for conn in conns:
             conn.close()
