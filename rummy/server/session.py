@@ -154,8 +154,7 @@ class Session(asyncio.Protocol):
         if transport.get_write_buffer_size() + len(data) > self.options.max_write_buffer:
             self.warn.warning("slow-reader", "%s does not read its frames; dropped", self.address)
             self.host.stats["slow_reader"] += 1
-            self._closed = True
-            transport.abort()
+            self.abort()
             return
         transport.write(data)
 
@@ -196,6 +195,8 @@ class Session(asyncio.Protocol):
     def abort(self) -> None:
         """Close at once, dropping what is queued for the peer (it does not read)."""
         self._closed = True
+        if self._release is not None:
+            self._release.cancel()
         if self.transport is not None:
             self.transport.abort()
 
