@@ -336,18 +336,86 @@ async def test_dropped_session_ends_and_reaps_the_client(
 
 async def test_closing_the_server_ends_every_client(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:
     """Every player's client is ended, and their terminal reset and told why (it was
-    left in the client's alternate screen, mouse reports on)."""
+    left in the client's alternate screen, mouse reports on); a connection still
+    logging in is closed too."""
     srv = await serve(tmp_path / "state")
     conns = [await connect(srv, name, key) for name, key in (("alice", keys[0]), ("bob", keys[1]))]
     screens = [Screen(await open_terminal(conn)) for conn in conns]
     pids = [int(field(await screen.line_after(b"HELLO"), "pid")) for screen in screens]
+    reader, writer = await banner_only(srv.port)
+    await eventually(lambda: srv.connection_count == 3)
     await asyncio.wait_for(srv.close(), TIMEOUT)
+    assert srv.connection_count == 0
+    with contextlib.suppress(ConnectionResetError):
+        await asyncio.wait_for(reader.read(), TIMEOUT)  # to its end: the server closed it
+    writer.close()
     for pid, screen, conn in zip(pids, screens, conns, strict=True):
         assert process_gone(pid)
         data = await screen.rest()
         assert data[data.rindex(TERMINAL_RESET) :] == TERMINAL_RESET + SHUTDOWN_NOTICE
         await screen.process.wait_closed()
         conn.close()
+
+
+class Relay:
+    """A TCP relay between players and the server that can go silent: it then stops
+    passing on what the players send (the server never hears from them again) but
+    keeps every socket open and still passes on what the server sends."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.silent = False
+        self.port = 0
+        self._listener: asyncio.Server | None = None
+        self._pumps: set[asyncio.Task[None]] = set()
+        self._writers: list[asyncio.StreamWriter] = []
+
+    async def __aenter__(self) -> Relay:
+        self._listener = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        self.port = self._listener.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        for pump in self._pumps:
+            pump.cancel()
+        for writer in self._writers:
+            writer.close()
+        assert self._listener is not None
+        self._listener.close()
+
+    async def _relay(self, player_r: asyncio.StreamReader, player_w: asyncio.StreamWriter) -> None:
+        server_r, server_w = await asyncio.open_connection("127.0.0.1", self.target)
+        self._writers += [player_w, server_w]
+        for pump in (self._pump(player_r, server_w, upstream=True), self._pump(server_r, player_w)):
+            task = asyncio.ensure_future(pump)
+            self._pumps.add(task)
+
+    async def _pump(
+        self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, upstream: bool = False
+    ) -> None:
+        while chunk := await source.read(65536):
+            if upstream and self.silent:
+                await asyncio.Event().wait()  # swallowed, and nothing read from here on
+            sink.write(chunk)
+
+
+async def test_a_stopping_server_cuts_a_player_whose_link_went_silent(
+    tmp_path: Path, keys: list[asyncssh.SSHKey]
+) -> None:
+    """A session closes once the player's side answers its close; a stopping server
+    waits for that only for the hang-up grace, then cuts the connection."""
+    srv = await serve(tmp_path / "state")
+    async with Relay(srv.port) as relay:
+        conn = await connect(relay.port, "alice", keys[0])
+        screen = Screen(await open_terminal(conn))
+        pid = int(field(await screen.line_after(b"HELLO"), "pid"))
+        await eventually(lambda: srv.connection_count == 1)
+        relay.silent = True
+        await asyncio.wait_for(srv.close(), TIMEOUT)
+        assert srv.connection_count == 0
+        assert process_gone(pid)
+        await screen.wait_for(SHUTDOWN_NOTICE)  # what the server sent still reached the player
+        conn.abort()
 
 
 async def test_per_address_connection_limit(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:

@@ -9,7 +9,6 @@ the game server's own ``start_server``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import Counter
 from collections.abc import Callable
@@ -41,6 +40,9 @@ SHUTDOWN_NOTICE = b"rummy: the server is shutting down. Goodbye.\r\n"
 # Seconds the sessions of an idle connection get to close (their last output sent,
 # the clients ended) before the connection is cut anyway.
 IDLE_CLOSE_GRACE = 15.0
+# A stopping server waits this much longer than its clients' hang-up grace for the
+# connections to go before it cuts them.
+SHUTDOWN_SLACK = 1.0
 
 
 class _Shared:
@@ -63,7 +65,7 @@ class _Shared:
         self.max_sessions = max_sessions
         self.per_address: Counter[str] = Counter()  # logged-in connections only
         self.startups: dict[asyncssh.SSHServerConnection, str] = {}  # still logging in, oldest first
-        self.connections: set[asyncssh.SSHServerConnection] = set()
+        self.connections: dict[asyncssh.SSHServerConnection, GameSSHConnection] = {}
         self.sessions: set[GameSession] = set()
         self.tasks: set[asyncio.Task[None]] = set()
 
@@ -98,7 +100,7 @@ class GameSSHConnection(asyncssh.SSHServer):
         self._conn: asyncssh.SSHServerConnection | None = None
         self._peer = ""
         self._counted = False  # logged in, and counted for its address
-        self._ending = False  # the idle timeout is closing it
+        self._ending: str | None = None  # why it is closing (end_with), if it is
         self._hang_up_timer: asyncio.TimerHandle | None = None
         self._candidate_key: asyncssh.SSHKey | None = None
         self._identity: Identity | None = None
@@ -114,7 +116,7 @@ class GameSSHConnection(asyncssh.SSHServer):
         peer = conn.get_extra_info("peername")
         self._peer = str(peer[0]) if peer else "?"
         shared = self._shared
-        shared.connections.add(conn)
+        shared.connections[conn] = self
         if not shared.admit(conn, self._peer):
             log.info("refused an ssh connection from %s: too many still logging in", self._peer)
             self._loop.call_soon(conn.abort)
@@ -124,7 +126,7 @@ class GameSSHConnection(asyncssh.SSHServer):
     def connection_lost(self, exc: Exception | None) -> None:
         shared = self._shared
         if self._conn is not None:
-            shared.connections.discard(self._conn)
+            shared.connections.pop(self._conn, None)
             shared.startups.pop(self._conn, None)
         if self._counted:
             shared.per_address[self._peer] -= 1
@@ -153,25 +155,37 @@ class GameSSHConnection(asyncssh.SSHServer):
             return
         log.info("closing idle ssh connection from %s", self._peer)
         notice = IDLE_NOTICE.format(duration=duration(timeout)).encode()
-        # Each session shows the notice after resetting the player's terminal and
-        # closes once that has been sent; the connection goes when they all have. (A
-        # disconnect at once threw away what was still queued for a slow link.)
-        self._ending = True
+        self.end_with(notice, "idle timeout", IDLE_CLOSE_GRACE)
+
+    # -- the end -----------------------------------------------------------------
+
+    def end_with(self, notice: bytes, reason: str, grace: float) -> None:
+        """Close the connection with a last line to each of its players (the idle
+        timeout, a stopping server): each session resets its player's terminal, shows
+        ``notice`` and closes once its client has ended; the connection is then
+        disconnected with ``reason``, or after ``grace`` seconds whatever is left.
+        (A disconnect at once threw away what was still queued for a slow link, and
+        left the players' terminals in the client's alternate screen.)"""
+        if self._ending is not None:
+            return
+        self._ending = reason
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
         for session in list(self._sessions):
             session.end_with(notice)
         if not self._sessions:
             self._end()
         else:  # a peer that never acknowledges the closes is cut off anyway
-            self._hang_up_timer = self._loop.call_later(IDLE_CLOSE_GRACE, self._end)
+            self._hang_up_timer = self._loop.call_later(grace, self._end)
 
     def _end(self) -> None:
         if self._conn is not None:
-            self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, "idle timeout")
+            self._conn.disconnect(asyncssh.DISC_BY_APPLICATION, self._ending or "closing")
 
     def _session_closed(self, session: GameSession) -> None:
         self._sessions.remove(session)
         self._shared.sessions.discard(session)
-        if self._ending and not self._sessions:
+        if self._ending is not None and not self._sessions:
             self._end()
 
     # -- authentication ----------------------------------------------------------
@@ -233,6 +247,8 @@ class GameSSHConnection(asyncssh.SSHServer):
     def session_requested(self) -> GameSession | Refusal | bool:
         assert self._identity is not None
         shared = self._shared
+        if self._ending is not None:
+            return False  # closing: no new client
         if len(self._sessions) >= MAX_SESSIONS_PER_CONNECTION:
             log.warning("refused a session from %s: %d open already", self._peer, len(self._sessions))
             return False  # each session is a client process: keep their number bounded
@@ -264,24 +280,28 @@ class SSHGameServer:
         """Stop listening, end every session (each client is hung up and
         reaped), and return once all of that is done."""
         self._acceptor.close()
-        # Each player's terminal is reset and told why, then their client is hung up
-        # (closing the connections alone left the players' terminals in the client's
-        # alternate screen with mouse reports on); a client that lingers is cut.
-        for session in list(self._shared.sessions):
-            session.end_with(SHUTDOWN_NOTICE)
-        if self._shared.tasks:
-            await asyncio.wait(list(self._shared.tasks), timeout=self._shared.settings.hangup_grace + 1)
-        conns = list(self._shared.connections)
-        for conn in conns:
-            conn.close()
-        for conn in conns:
-            with contextlib.suppress(Exception):
-                await conn.wait_closed()
+        # Every connection ends as an idle one does: its players told why, their
+        # clients hung up, then it is disconnected; one that lingers past the grace
+        # (a peer that stopped reading holds its close for ever) is cut.
+        grace = self._shared.settings.hangup_grace + SHUTDOWN_SLACK
+        connections = dict(self._shared.connections)
+        for connection in connections.values():
+            connection.end_with(SHUTDOWN_NOTICE, "server shutting down", grace)
+        if connections:
+            closing = [asyncio.ensure_future(conn.wait_closed()) for conn in connections]
+            await asyncio.wait(closing, timeout=grace + SHUTDOWN_SLACK)
+            for conn, waited in zip(connections, closing, strict=True):
+                if not waited.done():
+                    conn.abort()
+            await asyncio.gather(*closing, return_exceptions=True)
         # Only now: from Python 3.12.1 on, an asyncio server's wait_closed waits for
         # every connection it accepted to close, so waiting first hung for ever.
         await self._acceptor.wait_closed()
-        while self._shared.tasks:
-            await asyncio.gather(*list(self._shared.tasks), return_exceptions=True)
+        # The sessions' tasks, and any they started meanwhile. (Not "while any is
+        # tracked": from Python 3.12 a gather of finished tasks returns at once,
+        # before their done callbacks untrack them, and that loop never ended.)
+        while unfinished := [task for task in self._shared.tasks if not task.done()]:
+            await asyncio.gather(*unfinished, return_exceptions=True)
         await self.forker.close()
 
     async def __aenter__(self) -> SSHGameServer:
