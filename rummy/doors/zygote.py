@@ -2,11 +2,11 @@
 
 Started once by a door (forker.py) before its first session, it imports the
 client (Textual and all) once, freezes what it loaded out of the garbage
-collector's reach, and then forks one child per session. A child starts with
-those modules already in memory, shared with the parent and every other child
-until one of them writes to a page: a session costs the pages its client writes
-to, not a whole interpreter, and it reaches its first screen without importing
-anything.
+collector's reach (and, on CPython 3.12 and 3.13, makes it immortal), and
+then forks one child per session. A child starts with those modules already in
+memory, shared with the parent and every other child until one of them writes
+to a page: a session costs the pages its client writes to, not a whole
+interpreter, and it reaches its first screen without importing anything.
 
 Forking is only safe from a plain process: this one never starts a thread or an
 event loop (it checks before every fork); the child's client starts its own loop
@@ -49,6 +49,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from .immortal import immortalize
 from .samepage import merge_same_pages
 
 # The largest request: a command line and an environment are well under this.
@@ -264,10 +265,13 @@ def preload(modules: list[str], load: Callable[[str], object] = importlib.import
     (so never writes to) the pages every child shares. The collector stays off while
     importing (as gc.freeze's documentation advises): a collection here would leave
     freed holes in those pages, which a child's first allocations would fill, copying
-    each page they land on. It is on again in each child."""
+    each page they land on. It is on again in each child. Where CPython has immortal
+    objects (3.12, 3.13) what was loaded is made so: the children never write its
+    reference counts either (immortal.py)."""
     gc.disable()
     for name in modules:
         load(name)
+    immortalize()
     gc.freeze()
     merge_same_pages()  # where the host runs KSM: one copy of the pages all children share
 

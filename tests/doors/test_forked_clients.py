@@ -16,6 +16,7 @@ import pytest
 
 from rummy.doors.client_env import client_env, default_client_command
 from rummy.doors.forker import Forker, preload_for
+from rummy.doors.immortal import IMMORTAL_REFCNT, supported
 from tests.doors.door_helpers import descendants, env_of, field, host_secrets, process_gone
 from tests.doors.test_ssh import Screen, connect, open_terminal, serve
 from tests.support import eventually
@@ -229,6 +230,34 @@ async def test_the_forked_client_imports_nothing_of_its_own_on_its_way_to_the_lo
     # Rich picks its table of character widths as it runs, by the Unicode version asked for.
     own = [name for name in imported.read_text().split() if not name.startswith("rich._unicode_data.")]
     assert own == []
+
+
+@pytest.mark.skipif(not supported(), reason="this interpreter has no immortal objects (CPython 3.12, 3.13)")
+async def test_what_the_parent_loaded_is_immortal_in_its_children(tmp_path: Path) -> None:
+    """The parent marks what it imported immortal (rummy/doors/immortal.py): a child
+    uses Textual's and the client's objects without writing their counts, so their
+    pages stay shared; what the child makes of its own is counted as ever."""
+    forker = Forker(preload_for(default_client_command("127.0.0.1:9", "Zed")))
+    await forker.start()
+    master, slave = os.openpty()
+    probe = (
+        "import sys, textual.app, rummy.client.app as a; mine = object();"
+        " print('COUNTS', sys.getrefcount(textual.app.App), sys.getrefcount(a.RummyApp),"
+        " sys.getrefcount(mine) < 1000, 'END')"
+    )
+    argv = [sys.executable, "-c", probe]
+    child = await forker.spawn(argv, env=client_env(tmp_path, "xterm"), cwd=tmp_path, tty=slave)
+    os.close(slave)
+    try:
+        screen = await read_until(master, b"END")
+        assert await asyncio.wait_for(child.wait(), 20) == 0
+    finally:
+        child.send_signal(signal.SIGKILL)
+        await child.wait()
+        os.close(master)
+        await forker.close()
+    counts = screen.split(b"COUNTS", 1)[1].split()
+    assert counts[:3] == [str(IMMORTAL_REFCNT).encode(), str(IMMORTAL_REFCNT).encode(), b"True"]
 
 
 def merge_any(pid: int) -> bool | None:
