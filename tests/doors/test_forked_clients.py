@@ -5,17 +5,19 @@ exit status; none outlives its session; a crash in one touches no other."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncssh
 import pytest
 
 from rummy.doors.client_env import client_env, default_client_command
-from rummy.doors.forker import Forker, preload_for
+from rummy.doors.forker import ForkedChild, Forker, preload_for
 from rummy.doors.immortal import IMMORTAL_REFCNT, supported
 from tests.doors.door_helpers import descendants, env_of, field, host_secrets, process_gone
 from tests.doors.test_ssh import Screen, connect, open_terminal, serve
@@ -174,25 +176,38 @@ async def read_until(master: int, wanted: bytes, timeout: float = 20) -> bytes:
     return screen
 
 
-async def test_the_real_client_forked_draws_its_screen_and_nothing_before_it(tmp_path: Path) -> None:
-    """The client run from the preloaded parent starts as `python -m` would: its first
-    bytes are its own full screen (no warning of the module already loaded), and it
-    draws the lobby (here: saying the server cannot be reached)."""
-    argv = default_client_command("127.0.0.1:9", "Zed")  # port 9: nobody listens
-    forker = Forker(preload_for(argv))
+@contextlib.asynccontextmanager
+async def forked(
+    argv: list[str], tmp_path: Path, preload: list[str] | None = None
+) -> AsyncIterator[tuple[int, ForkedChild]]:
+    """``argv`` run by a zygote that preloaded what ``preload`` (else ``argv``) needs, on a
+    pty of its own: (the pty's master side, the child); all of it ended afterwards."""
+    forker = Forker(preload_for(preload or argv))
     await forker.start()
     master, slave = os.openpty()
     child = await forker.spawn(argv, env=client_env(tmp_path, "xterm-256color"), cwd=tmp_path, tty=slave)
     os.close(slave)
     try:
-        screen = await read_until(master, b"Persian Rummy lobby")
+        yield master, child
     finally:
         child.send_signal(signal.SIGKILL)
         await child.wait()
         os.close(master)
         await forker.close()
+
+
+async def test_the_real_client_forked_draws_its_screen_and_nothing_before_it(tmp_path: Path) -> None:
+    """The client run from the preloaded parent starts as `python -m` would: its first
+    bytes are its own full screen (no warning of the module already loaded), and it
+    draws the lobby (here: saying the server cannot be reached)."""
+    argv = default_client_command("127.0.0.1:9", "Zed")  # port 9: nobody listens
+    async with forked(argv, tmp_path) as (master, _child):
+        screen = await read_until(master, b"Persian Rummy lobby")
     assert b"Persian Rummy lobby" in screen and b"Cannot reach 127.0.0.1:9" in screen
     assert screen.startswith(b"\x1b["), screen[:200]
+
+
+CLIENT = default_client_command("127.0.0.1:9", "Zed")  # what the doors preload for
 
 
 # Run in a forked child: the client, as the door runs it, noting at its exit which
@@ -211,22 +226,12 @@ async def test_the_forked_client_imports_nothing_of_its_own_on_its_way_to_the_lo
     """What the client imports for its lobby (the lobby screen the app imports lazily,
     its widgets, what Textual imports as an app runs) is in the shared parent already:
     a module imported in a child is a copy of its own in every player's client."""
-    forker = Forker(preload_for(default_client_command("127.0.0.1:9", "Zed")))
-    await forker.start()
-    master, slave = os.openpty()
     imported = tmp_path / "imported"
     argv = [sys.executable, "-c", IMPORTS_OF_THE_CLIENT, str(imported)]
-    child = await forker.spawn(argv, env=client_env(tmp_path, "xterm-256color"), cwd=tmp_path, tty=slave)
-    os.close(slave)
-    try:
+    async with forked(argv, tmp_path, preload=CLIENT) as (master, child):
         assert b"Cannot reach 127.0.0.1:9" in await read_until(master, b"Cannot reach 127.0.0.1:9")
         os.write(master, b"\x11")  # ctrl+q: the client ends, and says what it imported
         assert await asyncio.wait_for(child.wait(), 20) == 0
-    finally:
-        child.send_signal(signal.SIGKILL)
-        await child.wait()
-        os.close(master)
-        await forker.close()
     # Rich picks its table of character widths as it runs, by the Unicode version asked for.
     own = [name for name in imported.read_text().split() if not name.startswith("rich._unicode_data.")]
     assert own == []
@@ -237,25 +242,15 @@ async def test_what_the_parent_loaded_is_immortal_in_its_children(tmp_path: Path
     """The parent marks what it imported immortal (rummy/doors/immortal.py): a child
     uses Textual's and the client's objects without writing their counts, so their
     pages stay shared; what the child makes of its own is counted as ever."""
-    forker = Forker(preload_for(default_client_command("127.0.0.1:9", "Zed")))
-    await forker.start()
-    master, slave = os.openpty()
     probe = (
         "import sys, textual.app, rummy.client.app as a; mine = object();"
         " print('COUNTS', sys.getrefcount(textual.app.App), sys.getrefcount(a.RummyApp),"
         " sys.getrefcount(mine) < 1000, 'END')"
     )
     argv = [sys.executable, "-c", probe]
-    child = await forker.spawn(argv, env=client_env(tmp_path, "xterm"), cwd=tmp_path, tty=slave)
-    os.close(slave)
-    try:
+    async with forked(argv, tmp_path, preload=CLIENT) as (master, child):
         screen = await read_until(master, b"END")
         assert await asyncio.wait_for(child.wait(), 20) == 0
-    finally:
-        child.send_signal(signal.SIGKILL)
-        await child.wait()
-        os.close(master)
-        await forker.close()
     counts = screen.split(b"COUNTS", 1)[1].split()
     assert counts[:3] == [str(IMMORTAL_REFCNT).encode(), str(IMMORTAL_REFCNT).encode(), b"True"]
 
