@@ -19,10 +19,18 @@ CPython has no call for this (3.14 may); the mark is the one CPython itself give
 its immortal objects, the lower 32 bits of the count set, so it is written only
 where that is what this interpreter gives ``None`` (3.12 and 3.13 on 64 bits,
 with the GIL) and nowhere else: there ``immortalize`` does nothing.
+
+Two more things a child would write into those shared objects are written once
+here, by the same walk, so that each child finds them done: a string's hash
+(computed the first time the string is hashed, and kept in it) and a class's
+version tag (given the first time an attribute is looked up through it, and kept
+in it, for CPython's attribute caches). Measured in a child in a game, 20
+players, Python 3.12, KSM off, 80x24: 0.3-0.4 MiB less PSS a client (README).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import sys
@@ -30,6 +38,9 @@ import sysconfig
 import types
 
 IMMORTAL_REFCNT = 0xFFFFFFFF  # _Py_IMMORTAL_REFCNT of CPython 3.12 and 3.13, 64-bit
+# Looked up on every class, found on none: the failed lookup gives the class its
+# version tag (a name of 100 characters or fewer, so that the lookup is cached).
+NO_SUCH_ATTRIBUTE = "__rummy_no_such_attribute__"
 
 
 def supported() -> bool:
@@ -44,8 +55,9 @@ def supported() -> bool:
 
 
 def immortalize() -> int:
-    """Make every object reachable from the collector's objects immortal; how many
-    were marked (0 where the interpreter is not one ``supported`` names)."""
+    """Make every object reachable from the collector's objects immortal, each
+    string hashed and each class tagged; how many were marked (0, and nothing
+    done, where the interpreter is not one ``supported`` names)."""
     if not supported():
         return 0
     refcount = ctypes.c_ssize_t
@@ -63,6 +75,11 @@ def immortalize() -> int:
             continue
         cell.value = IMMORTAL_REFCNT
         marked += 1
+        if type(obj) is str:
+            hash(obj)  # kept in the string
+            continue  # nothing in it to walk
+        if isinstance(obj, type):
+            _tag(obj)
         stack.extend(gc.get_referents(obj))
         if isinstance(obj, types.CodeType):
             # A code object's parts are not the collector's to walk; these are held
@@ -70,3 +87,11 @@ def immortalize() -> int:
             stack.extend((obj.co_consts, obj.co_names, obj.co_filename, obj.co_name, obj.co_qualname))
             stack.extend((obj.co_linetable, obj.co_exceptiontable))
     return marked
+
+
+def _tag(cls: type) -> None:
+    """Give ``cls`` (and its bases, and its metaclass) the version tag CPython's
+    attribute caches need: ``type.__getattribute__`` looks the name up through them
+    and through nothing a class defines, so no code of the class runs."""
+    with contextlib.suppress(AttributeError):
+        type.__getattribute__(cls, NO_SUCH_ATTRIBUTE)
