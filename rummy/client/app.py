@@ -129,6 +129,10 @@ def replay_title(record: GameRecordWire, now: float) -> str:
     return ", ".join(parts)
 
 
+# The screens with CSS of their own (styles/NAME.tcss), in the order a player meets them.
+SCREEN_STYLES = ("lobby", "table", "history", "replay")
+
+
 class RummyApp(App[None]):
     """``address`` (host, port) of a server, or ``local`` for the game against bots;
     or a ``replay`` to watch, with no server at all. ``bell``: ring the terminal's
@@ -160,11 +164,14 @@ class RummyApp(App[None]):
         local_server: LocalServer | None = None,
         early: Early | None = None,
     ) -> None:
-        # The first screen's CSS is read with the app's own: a screen whose CSS is new to
-        # the app has all of the app's CSS parsed again and every widget restyled when it
-        # is pushed (some 50 ms before the first table). The same files, in the same order.
+        # Every screen's CSS is read with the app's own, the first screen's first: a
+        # screen whose CSS is new to the app has Textual parse all of the app's CSS again
+        # (each widget's too) and restyle every widget when it is pushed: some 50 ms
+        # before the first table, and 0.7-0.9 MiB more in each SSH player's client
+        # (README). So each screen's rules name their screen (styles/*.tcss).
         first = "replay" if replay is not None else "table" if local else "lobby"
-        super().__init__(css_path=[self.CSS_PATH, f"styles/{first}.tcss"])
+        screens = [first, *(name for name in SCREEN_STYLES if name != first)]
+        super().__init__(css_path=[self.CSS_PATH, *(f"styles/{name}.tcss" for name in screens)])
         self.player_name = player_name
         self.asked_name = player_name
         self.address = address
