@@ -167,7 +167,7 @@ class RummyApp(App[None]):
         # Every screen's CSS is read with the app's own, the first screen's first: a
         # screen whose CSS is new to the app has Textual parse all of the app's CSS again
         # (each widget's too) and restyle every widget when it is pushed: some 50 ms
-        # before the first table, and 0.7-0.9 MiB more in each SSH player's client
+        # before the first table, and about 0.6 MiB more in each SSH player's client
         # (README). So each screen's rules name their screen (styles/*.tcss).
         first = "replay" if replay is not None else "table" if local else "lobby"
         screens = [first, *(name for name in SCREEN_STYLES if name != first)]
