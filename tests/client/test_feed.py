@@ -144,3 +144,22 @@ async def test_focus_draws_the_lines_again_in_the_focused_look() -> None:
             ),
             pause=pilot.pause,
         )
+
+
+async def test_text_dragged_over_with_the_mouse_is_marked_and_can_be_copied() -> None:
+    app = FeedApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        for i in range(3):
+            app.feed.add(Content(f"line number {i}"))
+        await eventually(lambda: "line number 2" in shown(app), pause=pilot.pause)
+        await pilot.mouse_down(app.feed, offset=(5, 0))
+        await pilot.hover(app.feed, offset=(6, 1))
+        await pilot.mouse_up(app.feed, offset=(6, 1))
+        await eventually(lambda: app.screen.get_selected_text() == "number 0\nline nu", pause=pilot.pause)
+        selected = app.screen.get_component_rich_style("screen--selection").bgcolor
+
+        def marked(row: int) -> str:
+            segments = app.feed.render_line(row)
+            return "".join(s.text for s in segments if s.style and s.style.bgcolor == selected)
+
+        assert marked(0).rstrip() == "number 0" and marked(1) == "line nu" and marked(2) == ""

@@ -5,11 +5,14 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
+from rich.segment import Segment
+from rich.style import Style as RichStyle
 from textual import events
 from textual.cache import LRUCache
 from textual.content import Content
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.visual import Visual
 
@@ -111,11 +114,15 @@ class Feed(ScrollView, can_focus=True):
         drawn = self._drawn.get(id(line))
         if drawn is not None and drawn[0] is line:
             return drawn[1]
-        rows = Visual.to_strips(
-            self, line, self._width, None, self.visual_style, apply_selection=False, pad=True
-        )
+        rows = self._draw(line)
         self._drawn[id(line)] = (line, rows)
         return rows
+
+    def _draw(self, line: Content) -> list[Strip]:
+        # The selection is marked on the rows as they are put on the screen (render_line):
+        # a line is drawn alone, so its rows do not know where they are in the feed.
+        style = self.visual_style
+        return Visual.to_strips(self, line, self._width, None, style, apply_selection=False, pad=True)
 
     def render_line(self, y: int) -> Strip:
         row = self.scroll_offset.y + y
@@ -124,8 +131,31 @@ class Feed(ScrollView, can_focus=True):
             i = bisect_right(self._starts, row) - 1
             rows, at = self._rows(self._shown[i]), row - self._starts[i]
             if at < len(rows):
-                return rows[at].crop_extend(0, width, self.rich_style).apply_offsets(0, row)
+                strip = rows[at]
+                selection = self.text_selection
+                if selection is not None and (span := selection.get_span(row)) is not None:
+                    strip = self._selected(strip, *span)
+                return strip.crop_extend(0, width, self.rich_style).apply_offsets(0, row)
         return Strip.blank(width, self.rich_style)
+
+    # --- the text selected with the mouse (to copy), as in any of Textual's widgets ---------
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        rows = (row.text.rstrip() for line in self._shown for row in self._draw(line))
+        return selection.extract("\n".join(rows)), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    def _selected(self, row: Strip, start: int, end: int) -> Strip:
+        """``row`` with its cells from ``start`` to ``end`` (-1: its end) marked selected."""
+        # Its background alone: the theme's selection colour for text is "unchanged"
+        # (transparent), which Rich would take as the background's colour.
+        style = RichStyle(bgcolor=self.screen.get_component_rich_style("screen--selection").bgcolor)
+        end = row.cell_length if end == -1 else end
+        chosen = row.crop(start, end)
+        marked = Strip(Segment.apply_style(chosen, post_style=style), chosen.cell_length)
+        return Strip.join([row.crop(0, start), marked, row.crop(end)])
 
     def on_mount(self) -> None:
         self._show()
