@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 from textual.content import Content
+from textual.screen import Screen
 from textual.visual import Visual
 
 from rummy.client.widgets.feed import Feed
@@ -163,3 +164,29 @@ async def test_text_dragged_over_with_the_mouse_is_marked_and_can_be_copied() ->
             return "".join(s.text for s in segments if s.style and s.style.bgcolor == selected)
 
         assert marked(0).rstrip() == "number 0" and marked(1) == "line nu" and marked(2) == ""
+
+
+class FeedScreen(Screen[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.feed = Feed("Nothing said yet.")
+
+    def compose(self) -> ComposeResult:
+        yield self.feed
+
+
+async def test_lines_that_come_while_the_feeds_screen_is_closed_show_when_it_opens_again() -> None:
+    """As the lobby's chat hears of a table while the client closes (the e2e game once
+    failed there), or a table screen's log while the player is in the lobby."""
+    app = App[None]()
+    screen = FeedScreen()
+    async with app.run_test(size=(60, 10)) as pilot:
+        await app.push_screen(screen)
+        screen.feed.add(Content("before"))
+        await eventually(lambda: shown(app) == ["before"], pause=pilot.pause)
+        await app.pop_screen()
+        screen.feed.add(Content("while away"))
+        screen.feed.set_placeholder("Nobody here.")
+        await app.push_screen(screen)
+        await pilot.pause()  # the screen drawn once (a screenshot before that has holes)
+        await eventually(lambda: shown(app) == ["before", "while away"], pause=pilot.pause)

@@ -89,7 +89,7 @@ class Feed(ScrollView, can_focus=True):
         The lines kept from before are those the new list goes on with (the oldest may
         have gone): a new line, a grown last line or a replay's next step draws one or
         two lines, not all of them."""
-        if not self.is_mounted:
+        if not self.is_mounted or not self.is_attached:  # off any screen: drawn when mounted again
             return
         width = self.scrollable_content_region.width
         shown = self.lines or [Content.styled(self.placeholder, "dim")]
