@@ -46,7 +46,8 @@ class Feed(ScrollView, can_focus=True):
         self._line_heights: list[int] = []  # the rows of each line shown, at ``_width``
         self._starts: list[int] = []  # the row each line shown starts at
         self._width = 0
-        # id of a line -> (the line, its rows), for the lines drawn last at this width and look
+        # id of a line -> (the line, its rows), for the lines drawn last at this width and
+        # look. By identity: Content compares its text alone, and a line's styles count here.
         self._drawn: LRUCache[int, tuple[Content, list[Strip]]] = LRUCache(DRAWN_LINES)
 
     def add(self, line: Content) -> None:
@@ -96,11 +97,7 @@ class Feed(ScrollView, can_focus=True):
         if width != self._width:
             self._width, self._shown, self._line_heights = width, [], []
             self._drawn.clear()
-        old = self._shown
-        start = _dropped(old, shown)
-        kept = 0
-        while kept < len(shown) and start + kept < len(old) and old[start + kept] is shown[kept]:
-            kept += 1
+        start, kept = _kept(self._shown, shown)
         heights = self._line_heights[start : start + kept]
         heights.extend(len(self._rows(line)) for line in shown[kept:])
         self._shown, self._line_heights = list(shown), heights
@@ -175,11 +172,11 @@ class Feed(ScrollView, can_focus=True):
         self.refresh()
 
 
-def _dropped(old: list[Content], new: list[Content]) -> int:
-    """How many of ``old``'s first lines ``new`` no longer has (the oldest gone as the
-    feed keeps its last lines), if ``new`` goes on from ``old``; else 0."""
-    if new and old:
-        for start, line in enumerate(old):
-            if line is new[0]:
-                return start
-    return 0
+def _kept(old: list[Content], new: list[Content]) -> tuple[int, int]:
+    """(start, count): ``new`` begins with ``count`` lines of ``old`` from its line
+    ``start`` on, the very same ones (the oldest gone as the feed keeps its last lines)."""
+    start = next((i for i, line in enumerate(old) if new and line is new[0]), 0)
+    count = 0
+    while count < len(new) and start + count < len(old) and old[start + count] is new[count]:
+        count += 1
+    return start, count
