@@ -75,3 +75,29 @@ def client_pids(server_pid: int) -> list[int]:
     below it on a terminal of their own (its pre-imported parent and the bots' worker
     have none)."""
     return [pid for pid in descendants(server_pid) if on_a_pty(pid)]
+
+
+def open_fds() -> dict[int, str]:
+    """This process's open descriptors and what each one is ("socket:[inode]", the pty's
+    "/dev/ptmx", "anon_inode:[pidfd]"); empty where there is no /proc."""
+    fds: dict[int, str] = {}
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):  # the listing's own, closed by now
+                fds[int(name)] = os.readlink(f"/proc/self/fd/{name}")
+    return fds
+
+
+def opened_since(before: dict[int, str]) -> dict[int, str]:
+    """The descriptors open now that were not open, as the same thing, in ``before``:
+    what a session opened once it runs. Known by what they are as well as by number, so
+    that a number closed and used again for something else is not taken for a leak."""
+    return {fd: what for fd, what in open_fds().items() if before.get(fd) != what}
+
+
+def still_open(fds: dict[int, str]) -> dict[int, str]:
+    """Those of ``fds`` still open as what they were. Only these count: other threads of
+    the test process (an executor's, a child watcher's) may open files of their own
+    meanwhile, and the whole process's list would take those for the session's."""
+    now = open_fds()
+    return {fd: what for fd, what in fds.items() if now.get(fd) == what}

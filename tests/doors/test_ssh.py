@@ -36,8 +36,11 @@ from tests.doors.door_helpers import (
     env_of,
     field,
     host_secrets,
+    open_fds,
+    opened_since,
     process_gone,
     standin,
+    still_open,
 )
 from tests.support import eventually
 
@@ -309,10 +312,6 @@ async def test_named_host_key_is_used_and_must_exist(tmp_path: Path, keys: list[
     assert not (tmp_path / "state" / HOST_KEY_NAME).exists()
 
 
-def _open_fds() -> set[str]:
-    return set(os.listdir("/proc/self/fd"))
-
-
 @pytest.mark.parametrize("ignore_hup", [False, True])
 async def test_dropped_session_ends_and_reaps_the_client(
     tmp_path: Path, keys: list[asyncssh.SSHKey], ignore_hup: bool
@@ -321,17 +320,23 @@ async def test_dropped_session_ends_and_reaps_the_client(
     that), is reaped (no zombie), and the server keeps no fd of the session."""
     extra = ("--ignore-hup",) if ignore_hup else ()
     async with await serve(tmp_path / "state", client_argv=standin(*extra)) as srv:
-        fds_before = _open_fds() if os.path.isdir("/proc/self/fd") else None
+        fds_before = open_fds()
         conn = await connect(srv, "alice", keys[0])
         screen = Screen(await open_terminal(conn))
         pid = int(field(await screen.line_after(b"HELLO"), "pid"))
         await screen.wait_for(b"SIZE")
         assert not process_gone(pid)
+        session_fds = opened_since(fds_before)
+        # The check below can fail: the session's pty and its client's pidfd are seen.
+        opened = " ".join(session_fds.values())
+        assert "ptmx" in opened and "pidfd" in opened, session_fds
         conn.abort()  # the network goes away, no goodbye
         await eventually(lambda: process_gone(pid))
         await eventually(lambda: srv.connection_count == 0)
-        if fds_before is not None:
-            await eventually(lambda: _open_fds() <= fds_before)
+        await eventually(
+            lambda: not still_open(session_fds),
+            what=lambda: f"the session's fds to close; still open: {still_open(session_fds)}",
+        )
 
 
 async def test_closing_the_server_ends_every_client(tmp_path: Path, keys: list[asyncssh.SSHKey]) -> None:

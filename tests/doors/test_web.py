@@ -33,8 +33,11 @@ from tests.doors.door_helpers import (
     env_of,
     field,
     host_secrets,
+    open_fds,
+    opened_since,
     process_gone,
     standin,
+    still_open,
 )
 from tests.support import eventually
 
@@ -381,7 +384,7 @@ async def test_a_closed_page_ends_and_reaps_its_client(tmp_path: Path, ignore_hu
         b = Browser(srv)
         try:
             await b.sign_in("Ann")
-            fds_before = set(os.listdir("/proc/self/fd"))
+            fds_before = open_fds()
             # A websocket opened by hand, so that its TCP connection can be dropped
             # without a goodbye, as a crashed browser or a lost network would.
             reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
@@ -394,11 +397,18 @@ async def test_a_closed_page_ends_and_reaps_its_client(tmp_path: Path, ignore_hu
             assert (await reader.readline()).startswith(b"HTTP/1.1 101")
             await eventually(lambda: len(srv.client_pids) == 1)
             [pid] = srv.client_pids
+            session_fds = opened_since(fds_before)
+            # The check below can fail: the session's pty and its client's pidfd are seen.
+            opened = " ".join(session_fds.values())
+            assert "ptmx" in opened and "pidfd" in opened, session_fds
             writer.transport.abort()
             await eventually(lambda: process_gone(pid))
             await eventually(lambda: srv.session_count == 0)
-            # The pty, the socket and the pipes are all closed: no fd is left behind either.
-            await eventually(lambda: set(os.listdir("/proc/self/fd")) <= fds_before)
+            # The pty, the sockets and the pidfd are all closed: no fd is left behind either.
+            await eventually(
+                lambda: not still_open(session_fds),
+                what=lambda: f"the session's fds to close; still open: {still_open(session_fds)}",
+            )
         finally:
             await b.close()
 
