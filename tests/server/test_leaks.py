@@ -72,6 +72,10 @@ class Truth:
             self.events.append(game.apply(move))
             self.states.append(game.clone())
 
+    def moves_from(self, first: int) -> list[int]:
+        """The move numbers from ``first`` to the game's last (0: its opening)."""
+        return list(range(first, len(self.states)))
+
     def deal_so_far(self, n: int) -> range:
         """The steps of the deal under way after ``n`` moves: from the one that started
         it (the opening, or a next deal) to move ``n``."""
@@ -93,9 +97,10 @@ def plain(struct: Any) -> Any:
     return msgpack.unpackb(msgspec.msgpack.encode(struct))
 
 
-def check_frames(frames: list[bytes], seat: int | None, truth: Truth) -> int:
-    """Check every frame of one game a client received; returns how many ``game`` frames."""
-    checked = 0
+def check_frames(frames: list[bytes], seat: int | None, truth: Truth) -> list[int]:
+    """Check every frame of one game a client received; returns the moves after which
+    each ``game`` frame was sent, in order."""
+    checked: list[int] = []
     for frame in frames:
         message = msgpack.unpackb(frame[4:])
         if message["type"] != "game":
@@ -121,7 +126,7 @@ def check_frames(frames: list[bytes], seat: int | None, truth: Truth) -> int:
         secret = truth.hidden(n, seat) & truth.hidden(max(n - 1, 0), seat)
         shown = cards_in(message, skip=skip)
         assert not shown & secret, f"hidden cards {sorted(shown & secret)} sent to seat {seat}"
-        checked += 1
+        checked.append(n)
     return checked
 
 
@@ -169,11 +174,12 @@ async def test_no_frame_holds_a_card_hidden_from_its_recipient(server: Server) -
         assert len(parts) == 2
         for part, truth in zip(parts, truths, strict=True):
             seat = truth.states[0].partner_draw.seat_of_chair[chair]  # new draw, maybe new seat
-            assert check_frames(part, seat, truth) > 20
+            # Every move's frame was checked, whatever the game's length (a count would not say).
+            assert check_frames(part, seat, truth) == truth.moves_from(0)
     parts = split_by_game(watcher.frames)
     assert len(parts) == 2
     for part, truth in zip(parts, truths, strict=True):
-        assert check_frames(part, None, truth) > 50
+        assert check_frames(part, None, truth) == truth.moves_from(0)
     await close_all([*clients, watcher])
 
 
@@ -187,6 +193,8 @@ async def test_no_leak_to_a_player_among_bots_or_to_a_late_spectator(server: Ser
     await watcher.until(lambda c: c.view is not None and c.view.phase == "game_over")
     truth = truth_of(server, table.game_id)
     seat = truth.states[0].partner_draw.seat_of_chair[0]
-    assert check_frames(clients[0].frames, seat, truth) > 20
-    assert check_frames(watcher.frames, None, truth) > 0
+    assert check_frames(clients[0].frames, seat, truth) == truth.moves_from(0)
+    seen = check_frames(watcher.frames, None, truth)
+    # The spectator's first frame comes mid-deal, with the deal so far; then every move's.
+    assert seen[0] > 0 and seen == truth.moves_from(seen[0])
     await close_all([*clients, watcher])
