@@ -79,12 +79,11 @@ def client_pids(server_pid: int) -> list[int]:
 
 def open_fds() -> dict[int, str]:
     """This process's open descriptors and what each one is ("socket:[inode]", the pty's
-    "/dev/ptmx", "anon_inode:[pidfd]"); empty where there is no /proc."""
+    "/dev/ptmx", "anon_inode:[pidfd]"), from Linux's /proc (the doors need Linux: pidfds)."""
     fds: dict[int, str] = {}
-    with contextlib.suppress(OSError):
-        for name in os.listdir("/proc/self/fd"):
-            with contextlib.suppress(OSError):  # the listing's own, closed by now
-                fds[int(name)] = os.readlink(f"/proc/self/fd/{name}")
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the listing's own, closed by now
+            fds[int(name)] = os.readlink(f"/proc/self/fd/{name}")
     return fds
 
 
@@ -97,7 +96,8 @@ def opened_since(before: dict[int, str]) -> dict[int, str]:
 
 def still_open(fds: dict[int, str]) -> dict[int, str]:
     """Those of ``fds`` still open as what they were. Only these count: other threads of
-    the test process (an executor's, a child watcher's) may open files of their own
-    meanwhile, and the whole process's list would take those for the session's."""
+    the test process may open files of their own meanwhile (the web door prunes its
+    identities in an executor's thread; aiohttp resolves names in one), and the whole
+    process's list would take those for the session's."""
     now = open_fds()
     return {fd: what for fd, what in fds.items() if now.get(fd) == what}
