@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from rummy.engine import Game, NextDeal
 from rummy.engine.bots import make_bot
 from rummy.net import Client
 from rummy.protocol import (
@@ -136,6 +137,19 @@ async def play(c: Client, seed: int = 0, stop_after: int | None = None, game_num
             # just back from a drop): the server refused ours unchanged; wait for the news.
             continue
         assert isinstance(reply, Ok), reply
+
+
+def moves_of_seat(server: Server, game_id: int, seat: int | None) -> int:
+    """How many moves of a stored game ``seat`` made in its turns: NextDeal is left
+    out, as the server may make it for whoever is to act when a deal's pause ends."""
+    record = server.storage.game_record(game_id)
+    assert record is not None and seat is not None
+    game = Game(record.seed, record.seating)
+    made = 0
+    for move in record.moves:
+        made += not isinstance(move, NextDeal) and game.current == seat
+        game.apply(move)
+    return made
 
 
 async def play_all(clients: list[Client], **kw: Any) -> None:

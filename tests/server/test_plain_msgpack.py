@@ -37,7 +37,7 @@ from rummy.engine.bots import make_bot
 from rummy.engine.scoring import DealResult, TeamScore
 from rummy.server import Server
 
-from .game_helpers import tcp_server
+from .game_helpers import moves_of_seat, tcp_server
 
 __all__ = ["tcp_server"]
 
@@ -209,7 +209,11 @@ async def test_a_plain_msgpack_client_plays_a_whole_game(tcp_server: Server) -> 
             answer = await c.request({"type": "move", "move": move, "after": game["moves"]})
             assert answer["type"] == "ok", answer
             moves_sent += 1
-    assert moves_sent > 10
+    # Every move of this seat in the stored game was this client's (not a fixed floor:
+    # a game's length varies).
+    stored = server.table(seated["table_id"])
+    assert stored is not None
+    assert moves_sent > 0 and moves_sent == moves_of_seat(server, stored.game_id, game["seat"])
     table = await c.push("table")
     while table["table"]["status"] != "finished":
         table = await c.push("table")
@@ -250,10 +254,13 @@ async def test_a_bot_that_knows_no_rules_plays_from_the_legal_moves_the_server_s
         legal = game["legal_moves"]
         # The very list the engine gives (checked here only, never used to choose).
         assert legal == [move_map(m) for m in to_view(view).legal_moves()]
-        answer = await c.request({"type": "move", "move": rng.choice(legal), "after": game["moves"]})
+        move = rng.choice(legal)
+        answer = await c.request({"type": "move", "move": move, "after": game["moves"]})
         assert answer["type"] == "ok", answer
-        moves_sent += 1
-    assert moves_sent > 10
+        moves_sent += move["type"] != "next_deal"  # counted as moves_of_seat counts
+    stored = server.table(seated["table_id"])
+    assert stored is not None
+    assert moves_sent > 0 and moves_sent == moves_of_seat(server, stored.game_id, game["seat"])
     writer.close()
     await writer.wait_closed()
 
