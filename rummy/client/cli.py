@@ -197,7 +197,7 @@ def pause_collector() -> None:
     """Start without the cyclic garbage collector: what the start makes (Textual's
     modules, the screen's widgets) all lives on, and the collector walked it again and
     again for nothing, a tenth of the time to the first table. The app sets it going
-    again once it has started (``RummyApp.on_mount``); ``run`` at the latest."""
+    again as it mounts, before it draws (``RummyApp.on_mount``); ``run`` at the latest."""
     gc.disable()
 
 

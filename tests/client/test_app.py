@@ -5,6 +5,7 @@ connection banner, the terminal size, seat tokens remembered."""
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from textual.widgets import DataTable
 
 from rummy.client.app import RummyApp
-from rummy.client.cli import run
+from rummy.client.cli import pause_collector, run
 from rummy.client.connection import ConnectionChanged
 from rummy.client.screens.help import HelpScreen
 from rummy.client.screens.lobby import LobbyScreen
@@ -544,3 +545,23 @@ def test_the_bots_option_of_the_local_game() -> None:
     with pytest.raises(SystemExit) as info:
         main(["example.org:7325", "--bots", "hard"])
     assert info.value.code == 2
+
+
+async def test_the_collector_is_on_again_as_the_app_mounts_and_the_start_stays_frozen() -> None:
+    """The client starts with the garbage collector paused (cli.pause_collector). As the
+    app mounts it freezes what the start made and sets the collector going, before it
+    draws: drawing makes garbage in cycles, and garbage left to pile up stayed in each
+    SSH player's client as the heap's high-water mark (the README's figures)."""
+    app, _ = offline_app()
+    frozen = gc.get_freeze_count()
+    pause_collector()
+    try:
+        async with app.run_test() as pilot:
+            assert gc.isenabled()  # at once: the app has only just mounted
+            assert gc.get_freeze_count() > frozen  # the start's objects, never walked again
+            say(app, Lobby(tables=[table_info(1, "Friday", ("Bob", None, None, None))]))
+            await pilot.pause()
+            assert "Friday" in screen_text(app)
+    finally:
+        gc.unfreeze()  # the rest of the tests' objects back in the collector's reach
+        gc.enable()
