@@ -41,6 +41,21 @@ async def at_the_table(pilot, app: RummyApp) -> TableScreen:  # type: ignore[no-
     return app.screen
 
 
+async def quit_the_game(pilot, app: RummyApp) -> None:  # type: ignore[no-untyped-def]
+    """Quit as a player does: q at the table (ctrl+q over a deal's results), then yes
+    when asked. The table asks from a worker, so the question is waited for before
+    answering (a "y" pressed before it is up goes to the table), and so is the app's
+    exit; a game already over quits at once."""
+    await pilot.press("q" if isinstance(app.screen, TableScreen) else "ctrl+q")
+    await eventually(
+        lambda: isinstance(app.screen, ConfirmScreen) or app.return_code is not None, pause=pilot.pause
+    )
+    if app.return_code is None:
+        await eventually(lambda: "Quit during the game?" in screen_text(app), pause=pilot.pause)
+        await pilot.press("y")
+    await eventually(lambda: app.return_code is not None, pause=pilot.pause)
+
+
 async def test_the_local_game_opens_with_seven_cards_and_plays() -> None:
     app = RummyApp(player_name="Ann", local=True, server_options=FAST)
     async with app.run_test() as pilot:
@@ -80,7 +95,7 @@ async def test_the_local_game_opens_with_seven_cards_and_plays() -> None:
                     assert after.hand_counts[view.seat or 0] == before
         log = table.log_view.plain_text
         assert "You drew from the stock, discarded " in log  # one line per turn
-        await pilot.press("q", "y")
+        await quit_the_game(pilot, app)
     assert app.return_code == 0
 
 
@@ -95,7 +110,7 @@ async def test_a_restarted_client_is_back_at_its_game() -> None:
         await pilot.press("home", "shift+right", "end", "shift+left")  # the player's own order
         order = table.hand.order
         table_id = first.session.table_id
-        await pilot.press("q", "y")
+        await quit_the_game(pilot, first)
     second = RummyApp(player_name="Ann", local=True, server_options=FAST)
     async with second.run_test() as pilot:
         await eventually(lambda: hand_drawn(second), pause=pilot.pause)
@@ -123,4 +138,4 @@ async def test_the_local_game_seats_bots_at_the_levels_asked_for() -> None:
         assert [c.level for c in app.session.table.chairs] == [None, "easy", "normal", "hard"]
         await pilot.pause()
         assert "hard bot" in screen_text(app)
-        await pilot.press("q", "y")
+        await quit_the_game(pilot, app)
