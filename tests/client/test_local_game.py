@@ -47,11 +47,9 @@ async def quit_the_game(pilot, app: RummyApp) -> None:  # type: ignore[no-untype
     answering (a "y" pressed before it is up goes to the table), and so is the app's
     exit; a game already over quits at once."""
     await pilot.press("q" if isinstance(app.screen, TableScreen) else "ctrl+q")
-    await eventually(
-        lambda: isinstance(app.screen, ConfirmScreen) or app.return_code is not None, pause=pilot.pause
-    )
+    asked = lambda: "Quit during the game?" in screen_text(app)  # noqa: E731
+    await eventually(lambda: asked() or app.return_code is not None, pause=pilot.pause)
     if app.return_code is None:
-        await eventually(lambda: "Quit during the game?" in screen_text(app), pause=pilot.pause)
         await pilot.press("y")
     await eventually(lambda: app.return_code is not None, pause=pilot.pause)
 
