@@ -19,7 +19,9 @@ Printed, from /proc once every session is there: each client process's resident
 memory (RSS) and proportional share (PSS: pages shared with the other clients and
 the door's pre-imported parent, such as Python, Textual and the client's modules,
 divided among the processes that map them, so the sum of the PSS is what the
-clients take from the machine), their mean and max, and how much the server
+clients take from the machine), their mean and max; the part of it each client
+alone holds (USS: what one more player costs, the share of the shared pages
+aside); the door's parent's own figures; how much the server
 process itself grew (the door's channels, ptys and buffers); the time to the
 first screen (median and max); then the CPU the clients and the server use over
 ``--idle-seconds`` in which nobody presses a key.
@@ -74,13 +76,15 @@ def ksm_merging_pages(pid: int) -> int:
     return 0
 
 
-def memory_kib(pid: int) -> tuple[int, int]:
-    """(RSS, PSS) of a process in KiB, from /proc/PID/smaps_rollup."""
+def memory_kib(pid: int) -> tuple[int, int, int]:
+    """(RSS, PSS, USS) of a process in KiB, from /proc/PID/smaps_rollup. USS, the
+    pages it alone maps, is what one more such process costs the machine; PSS adds
+    its share of the pages it shares, which falls as more processes share them."""
     fields = {}
     for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
         name, value = line.split(":", 1)
         fields[name] = int(value.split()[0])
-    return fields["Rss"], fields["Pss"]
+    return fields["Rss"], fields["Pss"], fields["Private_Clean"] + fields["Private_Dirty"]
 
 
 def resident_frames(pid: int) -> dict[int, int]:
@@ -289,6 +293,9 @@ async def measure(args: argparse.Namespace, where: str, server_pid: int) -> dict
         clients = clients_of(server_pid)
         assert len(clients) == args.sessions, clients
         figures = [memory_kib(pid) for pid in clients]
+        parents = {parent_pid(pid) for pid in clients}
+        assert len(parents) == 1, parents  # the door's pre-imported parent (rummy/doors/zygote.py)
+        parent = memory_kib(parents.pop())
         server_after = memory_kib(server_pid)
         merged = sum(ksm_merging_pages(pid) for pid in clients)
         breakdown = [private_breakdown_kib(pid, parent_pid(pid)) for pid in clients] if args.breakdown else []
@@ -300,8 +307,9 @@ async def measure(args: argparse.Namespace, where: str, server_pid: int) -> dict
     finally:
         for s in sessions:
             await s.close()
-    rss = [r for r, _ in figures]
-    pss = [p for _, p in figures]
+    rss = [r for r, _, _ in figures]
+    pss = [p for _, p, _ in figures]
+    uss = [u for _, _, u in figures]
     copied = (
         {
             "client_private_copied_mib_mean": statistics.mean(c for c, _ in breakdown) / 1024,
@@ -321,6 +329,10 @@ async def measure(args: argparse.Namespace, where: str, server_pid: int) -> dict
         "client_rss_mib_max": max(rss) / 1024,
         "client_pss_mib_mean": statistics.mean(pss) / 1024,
         "client_pss_mib_max": max(pss) / 1024,
+        "client_uss_mib_mean": statistics.mean(uss) / 1024,
+        "client_uss_mib_max": max(uss) / 1024,
+        "parent_pss_mib": parent[1] / 1024,
+        "parent_rss_mib": parent[0] / 1024,
         "first_screen_s_first": first_screen[0],
         "first_screen_s_median": statistics.median(first_screen),
         "first_screen_s_max": max(first_screen),
@@ -393,6 +405,11 @@ def main() -> None:
         f"  each client process: PSS {result['client_pss_mib_mean']:.1f} MiB mean,"
         f" {result['client_pss_mib_max']:.1f} max; RSS {result['client_rss_mib_mean']:.1f} MiB mean,"
         f" {result['client_rss_mib_max']:.1f} max"
+    )
+    print(
+        f"  of that its own (USS, what one more player costs): {result['client_uss_mib_mean']:.1f} MiB mean,"
+        f" {result['client_uss_mib_max']:.1f} max; the door's parent of the clients:"
+        f" PSS {result['parent_pss_mib']:.1f} MiB, RSS {result['parent_rss_mib']:.1f}"
     )
     if result["ksm"]:
         merged = result["client_ksm_merged_mib_mean"]

@@ -297,6 +297,14 @@ class RummyApp(App[None]):
         gc.freeze()
         gc.enable()
 
+    def _collect_before_the_table(self) -> None:
+        """A full collection as the table comes up, before it is drawn: the garbage the
+        lobby's drawing left in the oldest generation (which the collector walks only
+        now and then) is freed, so the table's first frames, the most a client draws at
+        once, are drawn in that memory instead of growing the heap past it. 5-8 ms of
+        3-5,000 objects in an SSH player's client; 0.4-0.5 MiB less a client (README)."""
+        gc.collect()
+
     async def _start_local(self) -> None:
         if self.local_server is None:  # none forked for this app: one in this process
             saved = local.saved_game(self.store.directory) if self.owns_seat_token else None
@@ -508,6 +516,8 @@ class RummyApp(App[None]):
             if self.local and not self.store.seen(HOW_TO_PLAY_OFFERED):
                 self._offer_pending = True
         if self.table_screen not in self.screen_stack:
+            if self.lobby is not None:  # the game against bots has had no screen before
+                self._collect_before_the_table()
             too_small = isinstance(self.screen, TooSmallScreen)
             if too_small:  # it stays on top, over the table
                 self.pop_screen()
