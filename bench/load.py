@@ -62,6 +62,7 @@ import itertools
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -473,6 +474,11 @@ class ServerUnderTest:
         """Storage commits so far (known only in-process)."""
         return None
 
+    def slow_commits(self) -> tuple[int, float] | None:
+        """Once stopped: the storage's commits of 100 ms or more and the slowest, in ms
+        (the server says them in its log as it stops); None where that is not known."""
+        return None
+
 
 def connection_cap(connections: int) -> int:
     """The connection cap to start the server with for ``connections`` clients: they all
@@ -533,8 +539,12 @@ class Subprocess(ServerUnderTest):
         else:
             cmd = [sys.executable, "-c", _SHIM, *flags]
             self.describe = f"rummy-server {' '.join(flags)} (rate limit lifted: {_LIFTED})"
-        self.proc = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE)
+        self.proc = await asyncio.create_subprocess_exec(
+            *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
         self.pid = self.proc.pid
+        self._log: list[str] = []
+        self._log_reader = asyncio.create_task(self._read_log())
         assert self.proc.stdout is not None
         line = (await asyncio.wait_for(self.proc.stdout.readline(), 30)).decode()
         # "rummy-server listening on 127.0.0.1:PORT; players join with: ..."
@@ -543,9 +553,28 @@ class Subprocess(ServerUnderTest):
         address = line.split("listening on", 1)[1].split(";", 1)[0].strip()
         self.port = int(address.rsplit(":", 1)[1])
 
+    async def _read_log(self) -> None:
+        """The server's log, passed on to this one's stderr as it comes, and kept."""
+        assert self.proc.stderr is not None
+        async for raw in self.proc.stderr:
+            line = raw.decode(errors="replace")
+            self._log.append(line)
+            sys.stderr.write(line)
+
     async def stop(self) -> None:
         if getattr(self, "proc", None) is not None:
             await stop_process(self.proc)
+            await self._log_reader
+
+    def slow_commits(self) -> tuple[int, float] | None:
+        if not hasattr(self, "_log"):
+            return None
+        said = re.compile(r"storage: (\d+) of \d+ commits took \d+ ms or more, the slowest (\d+) ms")
+        for line in self._log:  # rummy/server/storage.py, Storage.close
+            found = said.search(line)
+            if found:
+                return int(found.group(1)), float(found.group(2))
+        return 0, 0.0
 
 
 async def stop_process(proc: asyncio.subprocess.Process) -> None:
@@ -576,6 +605,10 @@ class InProcess(ServerUnderTest):
 
     def commits(self) -> int | None:
         return self.server.storage.commits
+
+    def slow_commits(self) -> tuple[int, float] | None:
+        storage = self.server.storage
+        return storage.slow_commits, round(storage.slowest_commit * 1000, 1)
 
     async def stop(self) -> None:
         if getattr(self, "server", None) is not None:
@@ -682,10 +715,18 @@ async def run_load(args: argparse.Namespace) -> dict[str, Any]:
         server.bot_workers = args.bot_workers
     try:
         await server.start(connections, tmp / "load.db")
-        return await _drive(args, server)
+        result = await _drive(args, server)
     finally:
         await server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+    # Known once the server has stopped: commits the disk was slow to sync hold every
+    # move waiting on them, the usual cause of a run's slowest moves.
+    slow = result["server"]["storage_slow_commits"] = server.slow_commits()
+    if slow is not None:
+        count, slowest = slow
+        told = f", the slowest {slowest:.0f} ms (every move waiting on one waited as long)" if count else ""
+        print(f"server's storage: {count} commits of 100 ms or more{told}", flush=True)
+    return result
 
 
 async def _drive(args: argparse.Namespace, server: ServerUnderTest) -> dict[str, Any]:

@@ -57,6 +57,13 @@ log = logging.getLogger(__name__)
 # bench/parts.py), for some 6 ms more before a busy server answers a move.
 GATHER = 0.010
 BUSY = 0.02  # ...that is, when the last commit was less than this long ago
+# A commit this slow (seconds) held every write waiting for it as long, and so every
+# move those writes carried: it is said in the log, at most once a minute, so that a
+# host sees when the disk is what makes moves slow. On these virtual machines a
+# commit takes about 1 ms, and now and then the disk takes 100-600 ms to sync one:
+# at 2,000 tables those are a run's slowest moves (README, "What one machine holds").
+SLOW_COMMIT = 0.1
+SLOW_COMMIT_TOLD_EVERY = 60.0
 _move_decoder = msgspec.json.Decoder(MoveWire)
 
 T = TypeVar("T")
@@ -266,6 +273,9 @@ class Storage:
         self._reader: sqlite3.Connection | None = None  # for ``read``, opened when first needed
         self._read_executor: ThreadPoolExecutor | None = None
         self.commits = 0  # batches committed (the load generator reports it)
+        self.slow_commits = 0  # batches whose commit took SLOW_COMMIT or longer
+        self.slowest_commit = 0.0  # seconds
+        self._slow_told = float("-inf")  # when a slow commit was last said in the log
 
     def _migrate(self) -> None:
         """Bring a file written by an older version up to this schema (nothing is lost)."""
@@ -485,12 +495,34 @@ class Storage:
                     stop = True
                     break
                 batch.append(item)
+            started = time.monotonic()
             results = self._commit_batch(batch)
             last_commit = time.monotonic()
+            self._time_commit(last_commit - started, len(batch))
             try:
                 self._loop.call_soon_threadsafe(self._committed, batch, results)
             except RuntimeError:  # the loop is closed: nobody waits for these any more
                 return
+
+    def _time_commit(self, seconds: float, writes: int) -> None:
+        """The writer keeps its slowest commit, and says so in the log when one was slow
+        (SLOW_COMMIT), at most once every SLOW_COMMIT_TOLD_EVERY seconds: a disk that is
+        slow all the time must not fill the log."""
+        self.slowest_commit = max(self.slowest_commit, seconds)
+        if seconds < SLOW_COMMIT:
+            return
+        self.slow_commits += 1
+        now = time.monotonic()
+        if now - self._slow_told >= SLOW_COMMIT_TOLD_EVERY:
+            self._slow_told = now
+            log.warning(
+                "storage: a commit took %.0f ms (writes waiting for it: %d; commits of %.0f ms"
+                " or more so far: %d): the disk was slow to sync",
+                seconds * 1000,
+                writes,
+                SLOW_COMMIT * 1000,
+                self.slow_commits,
+            )
 
     def _commit_batch(self, batch: list[tuple[Sequence[Statement], Committed]]) -> list[BaseException | None]:
         try:
@@ -540,6 +572,14 @@ class Storage:
             await loop.run_in_executor(None, self._writer.join)
             # The writer's last batches were handed to the loop before it ended: their
             # callbacks come before this (the loop runs what it is handed in order).
+        if self.slow_commits:
+            log.warning(
+                "storage: %d of %d commits took %.0f ms or more, the slowest %.0f ms",
+                self.slow_commits,
+                self.commits,
+                SLOW_COMMIT * 1000,
+                self.slowest_commit * 1000,
+            )
         if self._read_executor is not None:
             self._read_executor.shutdown(wait=True)
         if self._reader is not None:

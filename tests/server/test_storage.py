@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ from rummy.protocol import AddBot, CreateTable, Error, Leave, Ok, RemoveBot, Sea
 from rummy.protocol.wire import PassWire
 from rummy.server import Server
 from rummy.server import statements as sql
+from rummy.server import storage as storage_module
 from rummy.server.storage import Storage, StorageError
 from tests.support import eventually
 
@@ -68,6 +70,28 @@ async def test_concurrent_writes_are_grouped_and_all_committed(tmp_path: Path) -
     assert storage.commits < 200  # many writes shared a commit
     assert storage.game_record(200) == GameRecord(2**63 + 200, "draw", ())
     await storage.close()
+
+
+async def test_a_slow_commit_is_said_in_the_log_once_a_minute_and_summed_up_at_close(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every move waits for its commit: a host is told when the disk's sync held them,
+    without a line in the log for each commit of a disk that is always slow."""
+    storage = Storage(tmp_path / "s.db")
+    await storage.write([sql.new_game(1, 1, 1, 5, "draw", [])])
+    assert storage.slow_commits == 0 and 0 < storage.slowest_commit < storage_module.SLOW_COMMIT
+    monkeypatch.setattr(storage_module, "SLOW_COMMIT", 0.0)  # every commit is slow from here
+    with caplog.at_level(logging.WARNING, logger="rummy.server.storage"):
+        for i in range(2, 5):
+            await storage.write([sql.new_game(i, 1, i, 5, "draw", [])])
+        await storage.close()
+    assert storage.slow_commits == 3
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 2, said  # the first slow commit, then the sum at close
+    assert said[0].startswith("storage: a commit took ") and said[0].endswith(
+        "ms (writes waiting for it: 1; commits of 0 ms or more so far: 1): the disk was slow to sync"
+    )
+    assert said[1].startswith("storage: 3 of 4 commits took 0 ms or more, the slowest")
 
 
 async def test_one_failing_write_does_not_sink_the_others(tmp_path: Path) -> None:
