@@ -295,10 +295,11 @@ async def measure(args: argparse.Namespace, where: str, server_pid: int) -> dict
         figures = [memory_kib(pid) for pid in clients]
         parents = {parent_pid(pid) for pid in clients}
         assert len(parents) == 1, parents  # the door's pre-imported parent (rummy/doors/zygote.py)
-        parent = memory_kib(parents.pop())
+        parent_id = parents.pop()
+        parent = memory_kib(parent_id)
         server_after = memory_kib(server_pid)
         merged = sum(ksm_merging_pages(pid) for pid in clients)
-        breakdown = [private_breakdown_kib(pid, parent_pid(pid)) for pid in clients] if args.breakdown else []
+        breakdown = [private_breakdown_kib(pid, parent_id) for pid in clients] if args.breakdown else []
         # CPU while nobody presses a key (bots may be playing at the tables with --play).
         watched = [*clients, server_pid]
         before = [cpu_seconds(pid) for pid in watched]
