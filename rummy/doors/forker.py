@@ -159,6 +159,7 @@ class Forker:
             self._process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-s",  # no user site-packages: a fresh client run by a door has none either
+                "-OO",  # no docstrings: the children share fewer pages of code (zygote.py)
                 "-m",
                 "rummy.doors.zygote",
                 str(theirs.fileno()),

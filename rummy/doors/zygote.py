@@ -8,6 +8,15 @@ memory, shared with the parent and every other child until one of them writes
 to a page: a session costs the pages its client writes to, not a whole
 interpreter, and it reaches its first screen without importing anything.
 
+The door starts it with ``-OO``: no docstrings and no asserts in what it loads.
+A module's docstrings lie between the code objects the children's interpreter
+writes to as it specialises them, spreading those over more pages, each copied
+into every child that writes to it (0.5 MiB a client in a game; README). That
+bytecode (``.opt-2.pyc``) is not what an installer writes, and compiling it here
+would leave the compiler's garbage in the pages the children share: a zygote
+that had to compile writes the files and runs itself again (``start_again``),
+with ``-OO`` where the files could be written and without where they could not.
+
 Forking is only safe from a plain process: this one never starts a thread or an
 event loop (it checks before every fork); the child's client starts its own loop
 after the fork. The parent talks to the door over ``FD``, a Unix SOCK_SEQPACKET
@@ -51,6 +60,10 @@ from typing import Any, TextIO
 
 from .immortal import immortalize
 from .samepage import merge_same_pages
+
+STARTED = time.time()  # bytecode written since was compiled by this process (start_again)
+# Set in the environment of a zygote run again, which never runs itself a third time.
+AGAIN = "RUMMY_ZYGOTE_AGAIN"
 
 # The largest request: a command line and an environment are well under this.
 MAX_MESSAGE = 64 * 1024
@@ -276,7 +289,42 @@ def preload(modules: list[str], load: Callable[[str], object] = importlib.import
     merge_same_pages()  # where the host runs KSM: one copy of the pages all children share
 
 
+def compiled_since(since: float) -> list[str]:
+    """The bytecode files of the loaded modules that were not on disk before ``since``:
+    written since, or missing (their source compiled in memory)."""
+    compiled = []
+    for module in list(sys.modules.values()):
+        cached = getattr(module, "__cached__", None)
+        if not cached:  # built in, frozen, or an extension module: nothing compiled
+            continue
+        try:
+            if os.stat(cached).st_mtime < since:
+                continue
+        except OSError:
+            pass
+        compiled.append(cached)
+    return compiled
+
+
+def start_again(argv: list[str], optimize: int, compiled: list[str], again: bool) -> list[str] | None:
+    """The command to run this zygote again with (``argv``: its own arguments), or None
+    to go on: only an optimised zygote that compiled what it loaded starts again, once,
+    keeping ``-OO`` only if all of it is on disk now (else the next start would compile
+    it again, and so would every one after it)."""
+    if not optimize or not compiled or again:
+        return None
+    written = all(os.path.exists(path) for path in compiled)
+    return [sys.executable, "-s", *(["-OO"] if written else []), "-m", "rummy.doors.zygote", *argv]
+
+
 def main(argv: list[str]) -> None:
+    gc.disable()  # from the first import on (see preload)
+    for name in argv[1:]:
+        importlib.import_module(name)
+    command = start_again(argv, sys.flags.optimize, compiled_since(STARTED), AGAIN in os.environ)
+    if command is not None:
+        os.set_inheritable(int(argv[0]), True)  # the socket to the door, kept across exec
+        os.execve(sys.executable, command, {**os.environ, AGAIN: "1"})
     sock = socket.socket(fileno=int(argv[0]))
     preload(argv[1:])
     child = Zygote(sock).serve()

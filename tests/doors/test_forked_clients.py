@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
+import importlib.util
 import os
+import py_compile
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -19,6 +23,7 @@ import pytest
 from rummy.doors.client_env import client_env, default_client_command
 from rummy.doors.forker import ForkedChild, Forker, preload_for
 from rummy.doors.immortal import IMMORTAL_REFCNT, supported
+from rummy.doors.zygote import AGAIN, compiled_since, start_again
 from tests.doors.door_helpers import descendants, env_of, field, host_secrets, process_gone
 from tests.doors.test_ssh import Screen, connect, open_terminal, serve
 from tests.support import eventually
@@ -286,3 +291,80 @@ async def test_the_clients_may_share_their_same_pages(tmp_path: Path, keys: list
             _, pid, _ = await hello(ann)
             assert merge_any(zygote) is True and merge_any(pid) is True
     assert merge_any(os.getpid()) is False  # asked for by the door's parent only, not the server
+
+
+async def test_the_parent_runs_without_docstrings_and_compiles_before_it_settles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent loads what the children run without docstrings (``-OO``: fewer pages
+    of code for each child to copy, zygote.py). A module it had to compile is written
+    to disk and the parent runs itself again, the same process, to load it from there:
+    the compiler's garbage is in none of the pages its children share."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    source = lib / "docless_probe.py"
+    source.write_text('"""A docstring the children do without."""\nVALUE = 7\n')
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(lib), os.environ.get("PYTHONPATH", "")]))
+    probe = (
+        "import os, sys, docless_probe as p;"
+        f" print('SAYS', sys.flags.optimize, p.__doc__, p.VALUE, os.environ.get({AGAIN!r}), 'END')"
+    )
+    forker = Forker(("docless_probe",))
+    await forker.start()
+    master, slave = os.openpty()
+    try:
+        zygote = forker.zygote_pid
+        assert zygote is not None
+        again = Path(f"/proc/{zygote}/environ").read_bytes().split(b"\0")
+        child = await forker.spawn(
+            [sys.executable, "-c", probe], env=client_env(tmp_path, "xterm-256color"), cwd=tmp_path, tty=slave
+        )
+        os.close(slave)
+        screen = await read_until(master, b"END")
+        assert await asyncio.wait_for(child.wait(), 20) == 0
+    finally:
+        os.close(master)
+        await forker.close()
+    assert screen.split(b"SAYS", 1)[1].split()[:4] == [b"2", b"None", b"7", b"None"]
+    assert f"{AGAIN}=1".encode() in again  # it ran itself again, having compiled the probe
+    assert Path(importlib.util.cache_from_source(str(source), optimization=2)).exists()
+
+
+def test_a_parent_that_compiled_runs_again_with_the_docstrings_only_where_it_could_not_write(
+    tmp_path: Path,
+) -> None:
+    written = tmp_path / "written.opt-2.pyc"
+    written.write_bytes(b"")
+    missing = str(tmp_path / "missing.opt-2.pyc")
+    own = ["7", "rummy.client.cli"]
+    assert start_again(own, 2, [str(written)], again=False) == [
+        sys.executable, "-s", "-OO", "-m", "rummy.doors.zygote", *own,
+    ]  # fmt: skip
+    assert start_again(own, 2, [str(written), missing], again=False) == [
+        sys.executable, "-s", "-m", "rummy.doors.zygote", *own,
+    ]  # fmt: skip
+    assert start_again(own, 2, [], again=False) is None  # loaded all from disk: it goes on
+    assert start_again(own, 0, [missing], again=False) is None  # not optimised: as before
+    assert start_again(own, 2, [missing], again=True) is None  # once only
+
+
+def test_what_was_compiled_since_the_parent_started_is_told_from_what_was_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ahead", "now", "unwritten"):
+        (tmp_path / f"{name}_probe.py").write_text("VALUE = 1\n")
+    py_compile.compile(str(tmp_path / "ahead_probe.py"), doraise=True)
+    os.utime(importlib.util.cache_from_source(str(tmp_path / "ahead_probe.py")), (1, 1))
+    since = time.time() - 1  # the files written below are newer, whatever the clock's grain
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        importlib.import_module("ahead_probe")
+        importlib.import_module("now_probe")
+        monkeypatch.setattr(sys, "dont_write_bytecode", True)
+        importlib.import_module("unwritten_probe")
+        compiled = {Path(path).name.split(".")[0] for path in compiled_since(since)}
+    finally:
+        for name in ("ahead", "now", "unwritten"):
+            sys.modules.pop(f"{name}_probe", None)
+    assert {"now_probe", "unwritten_probe"} <= compiled
+    assert "ahead_probe" not in compiled
