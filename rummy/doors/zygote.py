@@ -8,14 +8,15 @@ memory, shared with the parent and every other child until one of them writes
 to a page: a session costs the pages its client writes to, not a whole
 interpreter, and it reaches its first screen without importing anything.
 
-The door starts it with ``-OO``: no docstrings and no asserts in what it loads.
-A module's docstrings lie between the code objects the children's interpreter
-writes to as it specialises them, spreading those over more pages, each copied
-into every child that writes to it (0.5 MiB a client in a game; README). That
-bytecode (``.opt-2.pyc``) is not what an installer writes, and compiling it here
-would leave the compiler's garbage in the pages the children share: a zygote
-that had to compile writes the files and runs itself again (``start_again``),
-with ``-OO`` where the files could be written and without where they could not.
+The door starts it with ``-OO``: no docstrings in what it loads (and no asserts;
+the client's only narrow types). A module's docstrings lie between the code
+objects the children's interpreter writes to as it specialises them, spreading
+those over more pages, each copied into every child that writes to it (0.4-1.0
+MiB a client in a game; README). That bytecode (``.opt-2.pyc``) is not what an
+installer writes, and compiling it here would leave the compiler's garbage in
+the pages the children share: a zygote that had to compile writes the files and
+runs itself again (``start_again``), with ``-OO`` where the files could be
+written and without where they could not.
 
 Forking is only safe from a plain process: this one never starts a thread or an
 event loop (it checks before every fork); the child's client starts its own loop
@@ -27,16 +28,17 @@ one):
   zygote -> door  {"pid": N} + a pidfd of the child   or   {"error": "..."}
   zygote -> door  {"exited": N, "status": S}          (S: exit code, or minus the signal)
 
-Each child gets what a program started on its own terminal would: a new
-session whose controlling terminal is its pty (fds 0, 1 and 2), the
-environment and working directory it was given (and nothing of the parent's),
-standard streams in that environment's encoding, and the resource limits in
-``CLIENT_LIMITS``. A command ``[python, -m, MODULE, ...]``, ``[python, -c,
-CODE, ...]`` or ``[python, SCRIPT.py, ...]`` of this interpreter runs in the
-child itself; any other program is exec'd there. The parent reaps every child
-and reports its exit status; a child's crash is its own. When the door goes
-away (its end of the socket closes), the parent exits; the children lose their
-terminals with the door and end as they would with a dropped terminal.
+Each child gets what a program started on its own terminal would: a new session
+whose controlling terminal is its pty (fds 0, 1 and 2), the environment and
+working directory it was given (and nothing of the parent's), standard streams
+in that environment's encoding, and the resource limits in ``CLIENT_LIMITS``. A
+command ``[python, -m, MODULE, ...]``, ``[python, -c, CODE, ...]`` or ``[python,
+SCRIPT.py, ...]`` of this interpreter runs in the child itself (as ``python
+-OO`` would run it, where the zygote is so run); any other program is exec'd
+there. The parent reaps every child and reports its exit status; a child's crash
+is its own. When the door goes away (its end of the socket closes), the parent
+exits; the children lose their terminals with the door and end as they would
+with a dropped terminal.
 """
 
 from __future__ import annotations
