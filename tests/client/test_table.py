@@ -7,11 +7,12 @@ through the screen, and checks what the player sees and which move went out.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from rummy.client.commands import screen_actions
 from rummy.client.messages import HandOrdered, PlayAgainRequested
 from rummy.client.model import TurnTimer
-from rummy.client.screens.help import HelpScreen
+from rummy.client.screens.help import HOW_TO_PLAY, MARKDOWN_WIDTH, HelpScreen, reflow
 from rummy.client.screens.modals import ChooseScreen, ConfirmScreen
 from rummy.client.screens.results import DealEndScreen, GameEndScreen
 from rummy.client.screens.table import TableScreen
@@ -32,6 +33,7 @@ from rummy.engine import (
     view_for,
 )
 from rummy.engine.positions import c, cards, position
+from rummy.rulebook import rule_book
 from tests.client.conftest import screen_text
 from tests.client.harness import TableHarness
 
@@ -383,6 +385,44 @@ async def test_help_shows_every_key_how_to_play_and_the_rule_book() -> None:
         assert "Persian Rummy" in screen_text(app)
         await pilot.press("escape")
         assert isinstance(app.screen, TableScreen)
+
+
+def words(markdown: str) -> list[str]:
+    return re.sub(r"[*`#]", "", markdown).split()
+
+
+async def test_the_rule_book_and_how_to_play_read_in_whole_lines_at_80x24() -> None:
+    """The rule book's source is wrapped at 80 columns; shown line for line in the
+    74-column dialog, each long line wrapped again and left a word or two on a line of
+    its own. Its paragraphs and list items are wrapped anew to the dialog (a list
+    item's lines under its words), and not a word is lost or moved."""
+    app = TableHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark", "3")
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        await pilot.pause()
+        assert help_screen.body.size.width >= MARKDOWN_WIDTH  # so no line of it wraps again
+        for page, source in (("rules", rule_book()), ("how", HOW_TO_PLAY)):
+            lines = [line.plain for line in help_screen.page_lines(page)]  # type: ignore[arg-type]
+            assert max(len(line) for line in lines) <= MARKDOWN_WIDTH
+            assert words("\n".join(lines)) == words(source)
+            # A paragraph fills its lines: only its last may be short (by more than the
+            # marks of its styled words, ** and `, which take room until they are read).
+            source_lines = reflow(source)
+            assert len(source_lines) == len(lines)
+            for (line, after), (raw, raw_after) in zip(pairwise(lines), pairwise(source_lines), strict=True):
+                if (
+                    raw
+                    and raw_after
+                    and not raw.startswith("#")
+                    and not re.match(r"\s*(- |\d+\. |#)", raw_after)
+                ):
+                    assert len(line) + 1 + len(after.split()[0]) > MARKDOWN_WIDTH - 12, (line, after)
+        rules = [line.plain for line in help_screen.page_lines("rules")]
+        first = next(i for i, line in enumerate(rules) if line.startswith("- R1.1 "))
+        assert rules[first + 1].startswith("  ") and not rules[first + 1].startswith("   ")
+        assert "the server and the client, and the one authority" in " ".join(rules)
 
 
 async def test_command_palette_offers_the_actions_that_apply() -> None:

@@ -65,12 +65,51 @@ Four of a kind laid down at once count double.
 """
 
 
+MARKDOWN_WIDTH = 72  # the dialog's words at 80x24 (74 columns inside, its scroll bar beside)
+LIST_ITEM = re.compile(r"^\s*(?:[-*]|\d+\.)\s+")
+SPAN = re.compile(r"\*\*[^*]+\*\*|\*[^*]+\*|`[^`]+`")
+KEEP_TOGETHER = "\x00"  # a space inside a styled span while the text is wrapped
+
+
+def reflow(source: str, width: int = MARKDOWN_WIDTH) -> list[str]:
+    """Markdown's lines wrapped anew at ``width``: the source is wrapped at 80 columns,
+    and a line of it wrapped again in a narrower dialog left a word or two on a line
+    of its own. A paragraph's or a list item's lines are joined, then wrapped, a list
+    item's under its own words; a styled span (``**Ruling:**``) is never cut."""
+    blocks: list[tuple[str, int]] = []  # (text, indent of its lines after the first)
+    joining = False  # the line before is a paragraph's or a list item's
+    for raw in source.splitlines():
+        line = raw.strip()
+        item = LIST_ITEM.match(raw)
+        if not line or line.startswith("#"):
+            blocks.append((line, 0))
+            joining = False
+        elif item:
+            blocks.append((raw.rstrip(), len(item.group(0))))
+            joining = True
+        elif joining:
+            text, indent = blocks[-1]
+            blocks[-1] = (f"{text} {line}", indent)
+        else:
+            blocks.append((line, 0))
+            joining = True
+    lines: list[str] = []
+    for text, indent in blocks:
+        if not text or text.startswith("#"):
+            lines.append(text)
+            continue
+        kept = SPAN.sub(lambda span: span.group(0).replace(" ", KEEP_TOGETHER), text)
+        wrapped = textwrap.wrap(kept, width, subsequent_indent=" " * indent, break_on_hyphens=False)
+        lines += [piece.replace(KEEP_TOGETHER, " ") for piece in wrapped]
+    return lines
+
+
 def markdown_lines(source: str, ascii: bool) -> list[Content]:
     """Markdown as the rule book and this help use it, as lines to read in a terminal:
-    headings bold, **strong** words bold, *emphasis* italic, lists as they are."""
+    headings bold, **strong** words bold, *emphasis* italic, paragraphs and list
+    items wrapped to the dialog (``reflow``)."""
     lines: list[Content] = []
-    for raw in source.splitlines():
-        line = to_ascii(raw) if ascii else raw
+    for line in reflow(to_ascii(source) if ascii else source):
         heading = re.match(r"^(#+)\s+(.*)", line)
         if heading:
             style = "bold underline" if len(heading.group(1)) <= 2 else "bold"
