@@ -320,15 +320,12 @@ def start_again(argv: list[str], optimize: int, compiled: list[str], again: bool
 
 
 def main(argv: list[str]) -> None:
-    gc.disable()  # from the first import on (see preload)
-    for name in argv[1:]:
-        importlib.import_module(name)
+    preload(argv[1:])
     command = start_again(argv, sys.flags.optimize, compiled_since(STARTED), AGAIN in os.environ)
-    if command is not None:
+    if command is not None:  # what preload made of this process goes with it
         os.set_inheritable(int(argv[0]), True)  # the socket to the door, kept across exec
         os.execve(sys.executable, command, {**os.environ, AGAIN: "1"})
     sock = socket.socket(fileno=int(argv[0]))
-    preload(argv[1:])
     child = Zygote(sock).serve()
     if child is not None:
         child.run()  # only in a forked child; it ends the way `python ...` would
