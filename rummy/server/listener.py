@@ -48,6 +48,9 @@ def address_key(host: str) -> str:
     return str(ip)
 
 
+READ_SIZE = 256 * 1024  # bytes a socket read may take at most: asyncio's own figure
+
+
 class Server:
     """A running server: ``host``, ``port``, ``address`` ("host:port") and ``close()``."""
 
@@ -63,6 +66,7 @@ class Server:
         self.stats: Counter[str] = Counter()
         self.warn = Throttled(log)
         self._host = Host(self.lobby, storage, self.stats, self.room_for_newcomer)
+        self._read_buffer = memoryview(bytearray(READ_SIZE))  # every session's (Session.get_buffer)
         self._last_id = 0
         self._listener: asyncio.base_events.Server | None = None
         self._all_gone = asyncio.Event()  # every connection has ended (see close)
@@ -87,9 +91,11 @@ class Server:
 
     def _new_session(self) -> Session:
         self._last_id += 1
-        return Session(self._last_id, self._host, self.options, self.warn, self._admit, self._left)
+        return Session(
+            self._last_id, self._host, self.options, self.warn, self._admit, self._left, self._read_buffer
+        )
 
-    def accept(self, transport: asyncio.Transport) -> asyncio.Protocol:
+    def accept(self, transport: asyncio.Transport) -> asyncio.BaseProtocol:
         """Serve a connection that came some other way than the listener (an in-memory
         pipe: most tests run without sockets), exactly as an accepted socket is served:
         the same caps (its ``peername`` extra is its address), the same session. Returns
