@@ -422,6 +422,9 @@ async def test_the_rule_book_and_how_to_play_read_in_whole_lines_at_80x24() -> N
         rules = [line.plain for line in help_screen.page_lines("rules")]
         first = next(i for i, line in enumerate(rules) if line.startswith("- R1.1 "))
         assert rules[first + 1].startswith("  ") and not rules[first + 1].startswith("   ")
+        # A list of suits or ranks is one piece, never "♣ ♦ ♥" above a lone "♠".
+        assert any("♣ ♦ ♥ ♠" in line for line in rules)
+        assert any("2 3 4 5 6 7 8 9 10 J Q K A" in line for line in rules)
         assert "the server and the client, and the one authority" in " ".join(rules)
 
 

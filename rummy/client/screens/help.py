@@ -69,6 +69,10 @@ MARKDOWN_WIDTH = 72  # the dialog's words at 80x24 (74 columns inside, its scrol
 LIST_ITEM = re.compile(r"^\s*(?:[-*]|\d+\.)\s+")
 SPAN = re.compile(r"\*\*[^*]+\*\*|\*[^*]+\*|`[^`]+`")
 KEEP_TOGETHER = "\x00"  # a space inside a styled span while the text is wrapped
+# A list of suits or ranks ("♣ ♦ ♥ ♠", "2 3 4 ... K A"; in ASCII "c d h s"): three
+# or more of them in a row are one piece, not wrapped as "♣ ♦ ♥" above a lone "♠".
+_CARD_WORD = r"(?:[♣♦♥♠cdhsJQKA]|10|[2-9])"
+CARD_LIST = re.compile(rf"(?<!\S){_CARD_WORD}(?: {_CARD_WORD}){{2,}}(?=[\s,.;)]|$)")
 
 
 def reflow(source: str, width: int = MARKDOWN_WIDTH) -> list[str]:
@@ -98,10 +102,14 @@ def reflow(source: str, width: int = MARKDOWN_WIDTH) -> list[str]:
         if not text or text.startswith("#"):
             lines.append(text)
             continue
-        kept = SPAN.sub(lambda span: span.group(0).replace(" ", KEEP_TOGETHER), text)
+        kept = SPAN.sub(_together, CARD_LIST.sub(_together, text))
         wrapped = textwrap.wrap(kept, width, subsequent_indent=" " * indent, break_on_hyphens=False)
         lines += [piece.replace(KEEP_TOGETHER, " ") for piece in wrapped]
     return lines
+
+
+def _together(piece: re.Match[str]) -> str:
+    return piece.group(0).replace(" ", KEEP_TOGETHER)
 
 
 def markdown_lines(source: str, ascii: bool) -> list[Content]:
