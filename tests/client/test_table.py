@@ -36,6 +36,7 @@ from rummy.engine.positions import c, cards, position
 from rummy.rulebook import rule_book
 from tests.client.conftest import screen_text
 from tests.client.harness import TableHarness
+from tests.support import eventually
 
 OTHERS = ["2d 3d 4d 5d 6d 7d", "2s 3s 4s 5s 6s 7s", "3c 4c 5c 6c 7c Ac"]
 
@@ -68,6 +69,18 @@ async def pick(pilot, app: TableHarness, *card_texts: str) -> None:  # type: ign
     for t in card_texts:
         index = hand.order.index(c(t))
         await pilot.press("1234567890"[index])
+
+
+def going_out() -> Game:
+    """South holds 7♥ 8♥ 9♥, to meld and go out; West has laid four Jacks (R7.4)."""
+    return meld_position("7h 8h 9h", melds=[("Jc Jd Js Jh", 1)])
+
+
+async def go_out(pilot, app: TableHarness) -> None:  # type: ignore[no-untyped-def]
+    """Meld the whole hand and say yes: the deal ends."""
+    await pick(pilot, app, "7h", "8h", "9h")
+    await pilot.press("m", "y")
+    await pilot.pause()
 
 
 async def test_draw_from_the_stock_with_s() -> None:
@@ -587,12 +600,9 @@ async def test_the_bell_rings_when_it_becomes_your_turn() -> None:
 
 async def test_deal_end_shows_every_hand_and_the_scores() -> None:
     """R7: at a deal's end every hand is shown, and each team's score item by item."""
-    game = meld_position("7h 8h 9h", melds=[("Jc Jd Js Jh", 1)])
-    app = TableHarness(game, bots=False)
+    app = TableHarness(going_out(), bots=False)
     async with app.run_test(size=(100, 40)) as pilot:
-        await pick(pilot, app, "7h", "8h", "9h")
-        await pilot.press("m", "y")
-        await pilot.pause()
+        await go_out(pilot, app)
         assert isinstance(app.screen, DealEndScreen)
         text = screen_text(app)
         result = app.game.results[0]
@@ -615,6 +625,44 @@ async def test_deal_end_shows_every_hand_and_the_scores() -> None:
         # A new hand, sorted and numbered afresh (not appended to what was left).
         hand = hand_of(app)
         assert hand.order == tuple(sort_cards(app.game.hands[0], "suit")) and hand.fresh == set()
+
+
+async def test_a_dialog_shows_its_own_keys_not_the_tables_and_fits_80x24() -> None:
+    """While the deal's end is open only its keys work: the bottom line says those (not
+    the table's draw or chat, which wait), and at 80x24 its buttons show whole."""
+    app = TableHarness(going_out(), bots=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert screen_text(app).splitlines()[-1].startswith(" m Meld  l Lay off")  # the table's line
+        await go_out(pilot, app)
+        assert isinstance(app.screen, DealEndScreen)
+        lines = screen_text(app).splitlines()
+        assert lines[-1].split() == ["n", "Next", "deal", "esc", "Close"]
+        assert any("Ready for the next deal (n)" in line and "Close (esc)" in line for line in lines)
+        assert any("Deal 2 starts when all four are ready (n)" in line for line in lines)
+        await pilot.press("c")  # the table's chat: not while the dialog is open
+        assert isinstance(app.screen, DealEndScreen)
+        await pilot.click(".dialog-keys", offset=(len(" n Next deal  e"), 0))  # "esc Close"
+        await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
+        assert app.game.deal == 1
+
+
+async def test_once_the_next_deal_began_n_only_closes_the_deals_end() -> None:
+    """The deal's end still open when deal 2 begins: nothing to get ready for, so its
+    keys no longer offer it, and n (or escape) returns to the table."""
+    app = TableHarness(going_out(), bots=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await go_out(pilot, app)
+        dialog = app.screen
+        assert isinstance(dialog, DealEndScreen)
+        dialog.moved_on()
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        assert lines[-1].split() == ["esc", "Close"]
+        assert any("Deal 2 has begun: esc (or n) returns to the table." in line for line in lines)
+        assert not any("Ready for the next deal" in line for line in lines)
+        await pilot.press("n")
+        await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
+        assert app.game.deal == 1  # n said nothing to the server: it only closed
 
 
 async def test_game_end_shows_the_winner_and_offers_another_game() -> None:

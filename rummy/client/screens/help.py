@@ -14,10 +14,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..text import to_ascii
+from .dialog import Dialog
 
 Page = Literal["keys", "how", "rules"]
 KEY_TEXT_WIDTH = 46
@@ -149,7 +149,7 @@ def rule_book_text() -> str:
         return "# Rule book\n\nThe rule book is not installed with this copy of the game (docs/RULES.md)."
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     """The help pages; ``keys`` are the groups of keys of the screen underneath."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -168,7 +168,7 @@ class HelpScreen(ModalScreen[None]):
         ascii: bool = False,
         page: Page = "keys",
     ) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.title_text = title
         self.keys = list(keys)
         self.ascii = ascii
@@ -177,7 +177,7 @@ class HelpScreen(ModalScreen[None]):
         self.body = Static(classes="help-body")
         self.scroller = VerticalScroll(self.body, classes="help-scroll")
 
-    def compose(self) -> ComposeResult:
+    def contents(self) -> ComposeResult:
         with Vertical(classes="dialog help"):
             yield self.tabs
             yield self.scroller

@@ -10,16 +10,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
+
+from .dialog import Dialog
 
 T = TypeVar("T")
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(Dialog[bool]):
     """A yes/no question; y or enter says yes, n or escape says no."""
 
     AUTO_FOCUS = "#yes"
@@ -31,11 +33,11 @@ class ConfirmScreen(ModalScreen[bool]):
     ]
 
     def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.question = question
         self.yes, self.no = yes, no
 
-    def compose(self) -> ComposeResult:
+    def contents(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content(self.question), classes="question")
             with Horizontal(classes="buttons"):
@@ -50,7 +52,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
-class ChooseScreen(ModalScreen[T | None], Generic[T]):
+class ChooseScreen(Dialog[T | None], Generic[T]):
     """Pick one of several options (up/down and enter, a number key, or the mouse);
     escape picks none."""
 
@@ -62,7 +64,7 @@ class ChooseScreen(ModalScreen[T | None], Generic[T]):
     ]
 
     def __init__(self, title: str, options: Sequence[tuple[Content | str, T]], highlight: int = 0) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.title_text = title
         self.options = list(options)
         self.highlight = highlight  # the option enter picks at first
@@ -75,7 +77,7 @@ class ChooseScreen(ModalScreen[T | None], Generic[T]):
             id="choices",
         )
 
-    def compose(self) -> ComposeResult:
+    def contents(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content(self.title_text), classes="question")
             yield self.choices
@@ -96,7 +98,7 @@ class ChooseScreen(ModalScreen[T | None], Generic[T]):
         self.dismiss(None)
 
 
-class NoticeScreen(ModalScreen[None]):
+class NoticeScreen(Dialog[None]):
     """Something the player must read before going on (a chair taken over); enter,
     escape or the button closes it."""
 
@@ -105,10 +107,10 @@ class NoticeScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,escape", "close", "Close")]
 
     def __init__(self, title: str, text: str, button: str) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.title_text, self.text, self.button = title, text, button
 
-    def compose(self) -> ComposeResult:
+    def contents(self) -> ComposeResult:
         with Vertical(classes="dialog notice"):
             yield Static(Content.styled(self.title_text, "bold"), classes="question")
             yield Static(Content(self.text), classes="question")

@@ -15,7 +15,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from rummy.engine import SEAT_NAMES
@@ -23,6 +22,7 @@ from rummy.engine import SEAT_NAMES
 from ..messages import CreateTableRequested
 from ..text import to_ascii
 from ..widgets.choice import Cycle
+from .dialog import Dialog
 
 T = TypeVar("T")
 SEATING = [("drawn, as the rules say (R2.2)", "draw"), ("as seated: chairs 1+3 against 2+4 (R2.4)", "chosen")]
@@ -31,7 +31,7 @@ ON_DROP = [("wait for them", "wait"), ("a bot plays for them until they return",
 CHAIRS = [(f"{c + 1} ({SEAT_NAMES[c]} when seated as chosen)", c) for c in range(4)]
 
 
-class NewTableScreen(ModalScreen[CreateTableRequested | None]):
+class NewTableScreen(Dialog[CreateTableRequested | None]):
     """Answers with the request to send, or None when cancelled."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -40,14 +40,14 @@ class NewTableScreen(ModalScreen[CreateTableRequested | None]):
     ]
 
     def __init__(self, default_name: str, ascii: bool = False) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.default_name = default_name
         self.ascii = ascii
 
     def _words(self, options: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
         return [(to_ascii(w) if self.ascii else w, v) for w, v in options]
 
-    def compose(self) -> ComposeResult:
+    def contents(self) -> ComposeResult:
         with Vertical(classes="dialog form"):
             yield Static(Content.styled("New table", "bold"))
             with Horizontal(classes="row"):

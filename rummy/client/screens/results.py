@@ -10,7 +10,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from rummy.engine import SEAT_NAMES, DealResult, points, team_of, team_seats
@@ -19,6 +18,8 @@ from rummy.protocol import TallyLine
 
 from .. import text
 from ..model import Seats
+from ..widgets.keys import KeyBar
+from .dialog import Dialog
 
 DealChoice = Literal["next", "close"]
 GameChoice = Literal["again", "lobby", "quit", "details", "replay", "close"]
@@ -82,13 +83,16 @@ def deal_breakdown(
     return Content("\n").join(lines)
 
 
-class DealEndScreen(ModalScreen[DealChoice]):
+class DealEndScreen(Dialog[DealChoice]):
     """Shown when a deal ends. ``can_start``: a player (not a spectator) may say they
     are ready for the next deal. ``live`` False: a replay's, which tells nobody how
     the next deal starts."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "choose('next')", "Next deal"),
+        # n always answers: "ready" while there is a next deal to get ready for, else it
+        # closes, as escape does (a key takes the first of its bindings that applies).
+        Binding("n", "choose('close')", "Close", show=False),
         Binding("escape,enter", "choose('close')", "Close"),
     ]
 
@@ -100,14 +104,14 @@ class DealEndScreen(ModalScreen[DealChoice]):
         ascii: bool = False,
         live: bool = True,
     ) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.results = list(results)
         self.seats = seats
         self.can_start = can_start
         self.ascii = ascii
         self.live = live
 
-    def compose(self) -> ComposeResult:
+    def contents(self) -> ComposeResult:
         result = self.results[-1]
         before = totals(self.results[:-1])
         with Vertical(classes="dialog results"):
@@ -117,7 +121,7 @@ class DealEndScreen(ModalScreen[DealChoice]):
                     yield Button("Ready for the next deal (n)", id="next", variant="primary", compact=True)
                 yield Button("Close (esc)", id="close", compact=True)
             if result.deal < 2 and self.live:
-                note = "Deal 2 starts once all four are ready (n), or by itself after a short pause."
+                note = "Deal 2 starts when all four are ready (n), or by itself shortly."
                 yield Static(Content(note), id="deal-note", classes="dim")
 
     def moved_on(self) -> None:
@@ -127,17 +131,22 @@ class DealEndScreen(ModalScreen[DealChoice]):
             button.remove()
         for note in self.query("#deal-note").results(Static):
             note.update(Content("Deal 2 has begun: esc (or n) returns to the table."))
+        self.query_one(KeyBar).refresh()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose" and parameters == ("next",):
+            return self.can_start
+        return True
 
     def action_choose(self, choice: DealChoice) -> None:
-        # n always answers: "ready" while the deal is over, else it just closes.
-        self.dismiss("next" if choice == "next" and self.can_start else "close")
+        self.dismiss(choice)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         self.dismiss("next" if event.button.id == "next" else "close")
 
 
-class GameEndScreen(ModalScreen[GameChoice]):
+class GameEndScreen(Dialog[GameChoice]):
     """The winner, the totals per deal, and what next."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -160,7 +169,7 @@ class GameEndScreen(ModalScreen[GameChoice]):
         tally: Sequence[TallyLine] = (),
         can_replay: bool = False,
     ) -> None:
-        super().__init__(classes="modal")
+        super().__init__()
         self.results = list(results)
         self.seats = seats
         self.ascii = ascii
@@ -194,7 +203,7 @@ class GameEndScreen(ModalScreen[GameChoice]):
             lines += [Content(""), *tally]
         return Content("\n").join(lines)
 
-    def compose(self) -> ComposeResult:
+    def contents(self) -> ComposeResult:
         with Vertical(classes="dialog results"):
             yield Static(self.summary(), id="summary")
             with Horizontal(classes="buttons"):

@@ -9,7 +9,10 @@ Drawing it is one line of text, so it can follow every change of the game.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual import events
+from textual.actions import parse
 from textual.binding import Binding
 from textual.content import Content
 from textual.widget import Widget
@@ -35,9 +38,13 @@ class KeyBar(Widget):
             if not isinstance(binding, Binding) or not binding.show or not binding.description:
                 continue
             action = binding.action
-            if screen.check_action(action.split("(")[0].removeprefix("app."), ()) is False:
+            # With its parameters: a dialog may offer one choice and not another of one action.
+            _, name, parameters = parse(action)
+            if screen.check_action(name, parameters) is False:
                 continue
-            found.append((self.app.get_key_display(binding), binding.description, action))
+            # One key of several bound together ("escape,enter"): the first is the one to say.
+            first = replace(binding, key=binding.key.split(",")[0])
+            found.append((self.app.get_key_display(first), binding.description, action))
         return found
 
     def line(self, width: int) -> Content:

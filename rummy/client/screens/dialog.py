@@ -1,0 +1,33 @@
+"""What every dialog shares: it sits over another screen, and its own line of keys
+covers that screen's.
+
+While a dialog is open only its keys work; the screen underneath still shows through,
+dimmed, and without a line of its own the dialog would leave that screen's keys at the
+bottom ("s Draw", "c Chat"), which do nothing until it closes.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from textual.app import ComposeResult
+from textual.screen import ModalScreen
+
+from ..widgets.keys import KeyBar
+
+T = TypeVar("T")
+
+
+class Dialog(ModalScreen[T]):
+    """A dialog: ``contents`` composes what it shows; the line of its keys comes after."""
+
+    def __init__(self) -> None:
+        super().__init__(classes="modal")
+
+    def compose(self) -> ComposeResult:
+        yield from self.contents()
+        # The palette offers the screen underneath's actions, which wait for this to close.
+        yield KeyBar(palette=False, classes="dialog-keys")
+
+    def contents(self) -> ComposeResult:
+        raise NotImplementedError
