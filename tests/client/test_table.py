@@ -306,6 +306,8 @@ async def test_going_out_asks_first() -> None:
         await pilot.press("m")
         assert isinstance(app.screen, ConfirmScreen)
         assert "you go out and the deal ends now" in screen_text(app)
+        # Its keys say what its buttons say, not the table's keys (which wait).
+        assert screen_text(app).splitlines()[-1].split() == ["y", "Go", "out", "n", "Not", "yet"]
         await pilot.press("n")
         assert app.sent == []
         await pilot.press("m", "y")

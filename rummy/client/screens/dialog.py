@@ -23,6 +23,7 @@ class Dialog(ModalScreen[T]):
 
     def __init__(self) -> None:
         super().__init__(classes="modal")
+        self.key_words: dict[str, str] = {}  # action: the words its key says, if not its binding's
 
     def compose(self) -> ComposeResult:
         yield from self.contents()

@@ -36,6 +36,7 @@ class ConfirmScreen(Dialog[bool]):
         super().__init__()
         self.question = question
         self.yes, self.no = yes, no
+        self.key_words = {"answer(True)": yes, "answer(False)": no}  # the buttons' words
 
     def contents(self) -> ComposeResult:
         with Vertical(classes="dialog"):

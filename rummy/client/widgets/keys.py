@@ -4,6 +4,7 @@ One line of text, never wider than the terminal: when the keys do not all fit,
 the last ones before help and quit make way, so "? Help" and "q Quit" always
 show. It reads the screen's own bindings and ``check_action``, so the keys, the
 command palette and the footer always agree; a click on a key runs its action.
+A screen with a ``key_words`` dict (action: words) words its keys for the moment.
 Drawing it is one line of text, so it can follow every change of the game.
 """
 
@@ -44,7 +45,9 @@ class KeyBar(Widget):
                 continue
             # One key of several bound together ("escape,enter"): the first is the one to say.
             first = replace(binding, key=binding.key.split(",")[0])
-            found.append((self.app.get_key_display(first), binding.description, action))
+            # A screen may word a key for what it asks now ("y Go out", not "y Yes").
+            words = getattr(screen, "key_words", {}).get(action, binding.description)
+            found.append((self.app.get_key_display(first), words, action))
         return found
 
     def line(self, width: int) -> Content:
