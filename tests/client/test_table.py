@@ -696,6 +696,25 @@ async def test_game_end_shows_the_winner_and_offers_another_game() -> None:
         assert any(isinstance(m, PlayAgainRequested) for m in posted)
 
 
+async def test_every_choice_at_the_games_end_shows_at_80x24() -> None:
+    """All five ways on from a game's end (again, lobby, last deal, watch again, quit)
+    fit on the dialog's one row of buttons in the smallest terminal."""
+    game = meld_position("7h 8h 9h", deal=2)
+    game.results = [
+        DealResult(1, "passes", None, ((), (), (), ()), (TeamScore(30, 0, -10, 0), TeamScore(50, 0, -5, 0)))
+    ]
+    app = TableHarness(game, bots=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await go_out(pilot, app)
+        shown = app.screen
+        assert isinstance(shown, GameEndScreen)
+        app.pop_screen()
+        app.push_screen(GameEndScreen(shown.results, shown.seats, lobby=True, can_replay=True))
+        await pilot.pause()
+        labels = ["Play again (a)", "Lobby (l)", "Last deal (d)", "Watch again (w)", "Quit (q)"]
+        assert any(all(label in line for label in labels) for line in screen_text(app).splitlines())
+
+
 async def test_the_board_draws_a_stored_game_without_a_connection() -> None:
     """A replay's way: a plain app with a TableBoard, shown the views of a stored game
     move by move (here, as a spectator sees them), with no server and no table screen."""
