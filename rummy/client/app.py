@@ -772,7 +772,7 @@ class RummyApp(App[None]):
         from .screens.replay import ReplayScreen
 
         try:
-            replay = Replay(record)
+            replay = Replay(record, me=self.player_name)
         except RecordError as error:
             self.notify(str(error), title="This game cannot be replayed", severity="error")
             if standalone:

@@ -44,7 +44,7 @@ class Replay:
     """The steps of one record, and a cursor on them. Raises ``RecordError`` (with a
     sentence) if the record does not replay or does not end as it says."""
 
-    def __init__(self, record: GameRecordWire) -> None:
+    def __init__(self, record: GameRecordWire, me: str | None = None) -> None:
         self.record = record
         game = opening(record)
         steps = [Step(0, view_for(game, None), _hands(game.hands), tuple(game.opening_events), None, None)]
@@ -61,7 +61,12 @@ class Replay:
         self.deal_ends: tuple[int, ...] = tuple(s.number for s in steps if s.deal_end)
         self.position = 0
         players = sorted(record.players, key=lambda p: p.seat)
-        self.seats = Seats.of([SeatInfo(p.name, bot=p.bot) for p in players], None)
+        # One's own game is watched from one's own chair, as it was played: the player
+        # named ``me`` (if exactly one person of that name played) sits at the bottom.
+        mine = [p.seat for p in players if p.name == me and not p.bot]
+        self.seats = Seats.of(
+            [SeatInfo(p.name, bot=p.bot) for p in players], mine[0] if len(mine) == 1 else None
+        )
 
     # --- where the cursor is --------------------------------------------------------
 

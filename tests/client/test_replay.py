@@ -80,6 +80,34 @@ def test_a_replay_has_a_step_per_move_and_ends_with_the_recorded_scores() -> Non
     assert replay.forward(3) and replay.position == 3 and replay.back() and replay.position == 2
 
 
+def test_ones_own_game_is_watched_from_ones_own_chair() -> None:
+    """The player who played it sits at the bottom, as in the game; a bot of that
+    name, or two people of it, leave the replay a spectator's (South at the bottom)."""
+    rec = record()  # Bot 3 South, Bob West, Bot 4 North, Ann East
+    assert Replay(rec, me="Ann").seats.me == 3
+    assert Replay(rec, me="Bob").seats.me == 1
+    assert Replay(rec).seats.me is None
+    assert Replay(rec, me="Bot 3").seats.me is None  # a bot is nobody watching
+    assert Replay(rec, me="Cy").seats.me is None  # not at this table
+    rec.players[1].name = "Ann"
+    assert Replay(rec, me="Ann").seats.me is None  # which Ann? neither
+
+
+async def test_a_player_watching_their_game_sees_their_own_hand_at_the_bottom() -> None:
+    app = RummyApp(player_name="Ann", replay=record(), replay_title=SERVER_GAME.name)
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        lines = screen_text(app).splitlines()
+        assert "E–W (you) 0" in lines[0]  # Ann is East: her team is "you"
+        bottom = lines[-12:]
+        assert any("You, East" in line for line in bottom)
+        ann = [card_text(card) for card in screen.replay.step.hands[3]]
+        assert any(all(card in line for card in ann) for line in bottom)  # her hand, face up
+        await pilot.press("right")
+        assert "Bob drew from the stock" in screen_text(app)  # the others are named as in the game
+
+
 async def test_step_on_and_back_one_move_with_the_log_and_every_hand() -> None:
     app = replay_app()
     async with app.run_test(size=(100, 32)) as pilot:
