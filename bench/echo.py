@@ -341,6 +341,10 @@ def main(argv: list[str] | None = None) -> None:
         if args.beside_load and echo["cpu_ms_per_move"] and run["rummy_server"]["cpu_ms_per_move"]:
             run["ratio"] = round(run["rummy_server"]["cpu_ms_per_move"] / echo["cpu_ms_per_move"], 2)
             print(f"our CPU per move is {run['ratio']:.2f}x the echo server's (goal: at most 2x)", flush=True)
+        elif args.beside_load:
+            # The kernel counts a process's CPU in ticks (10 ms): a short, quiet run can
+            # measure none, and no ratio can be made of it.
+            print("no ratio: a server's CPU was under the clock's tick (run longer or more tables)")
         runs.append(run)
     figures: dict[str, Any] = {"runs": runs}
     ratios = sorted(r["ratio"] for r in runs if "ratio" in r)

@@ -103,8 +103,10 @@ def test_the_echo_bench_takes_pairs_in_turn_beside_our_server_and_prints_the_med
     their median (the figure the goal is judged by)."""
     out, figures = run_bench(
         ECHO,
-        *("--tables", "2", "--think", "0.02", "--duration", "2", "--beside-load", "--pairs", "2"),
-        says=("pair 1 of 2:", "pair 2 of 2:", "rummy-server:", "echo server: 2 tables", "over 2 pairs:"),
+        # Enough moves that the echo server's CPU is many of the kernel's 10 ms ticks (at 2
+        # tables, 0.02 s apart, it is about one, and some runs measured none).
+        *("--tables", "8", "--think", "0.005", "--duration", "2", "--beside-load", "--pairs", "2"),
+        says=("pair 1 of 2:", "pair 2 of 2:", "rummy-server:", "echo server: 8 tables", "over 2 pairs:"),
         timeout=120,
     )
     runs = figures["runs"]

@@ -15,7 +15,15 @@ importing this package (as rummy-server's CLI does) must work everywhere.
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
+
+# asyncssh (2.24.1, the newest) still names cryptography's DSA types, which cryptography 51
+# deprecates at every use: ten lines of warnings on the host's terminal at each start,
+# about a key type this server never offers (its host key is Ed25519) and nobody running
+# it can act on. Only cryptography's deprecation notes raised from asyncssh's own code are
+# silenced; a package's module is loaded after its package, so this runs before asyncssh.
+warnings.filterwarnings("ignore", r".* is deprecated", UserWarning, r"asyncssh(\.|$)")
 
 if TYPE_CHECKING:
     from rummy.doors.ssh.access import AccessError, AccessPolicy

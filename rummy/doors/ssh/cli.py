@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rummy.doors.options import add_door_options, default_state_dir, game_address
-from rummy.doors.ssh.access import AccessError
-from rummy.doors.ssh.hostkey import HostKeyError
 from rummy.doors.ssh.limits import DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STARTUPS
 
 if TYPE_CHECKING:
@@ -73,8 +71,10 @@ async def start_ssh_from_args(
         # asyncssh logs every channel request at INFO; the host wants ours.
         logging.getLogger("asyncssh").setLevel(logging.WARNING)
     try:
-        # Loaded only now: the pty side exists only on Unix, and rummy-server
-        # must still start elsewhere when SSH is not asked for.
+        # Loaded only now (asyncssh with them): the pty side exists only on Unix, and
+        # rummy-server must still start elsewhere, and start quickly, when SSH is not asked for.
+        from rummy.doors.ssh.access import AccessError
+        from rummy.doors.ssh.hostkey import HostKeyError
         from rummy.doors.ssh.server import start_ssh_server
     except ImportError as exc:
         raise SystemExit(f"rummy-server: SSH hosting needs a Unix system with ptys ({exc})") from None
