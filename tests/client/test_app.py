@@ -384,7 +384,7 @@ async def test_chat_at_a_waiting_table_from_the_lobby() -> None:
 
 
 async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
-    """A spectator gets the spectator's view (no hand, R9.2); b leaves the table."""
+    """A spectator gets the spectator's view (no hand, R9.2); b, on the line of keys, leaves the table."""
     app, sent = offline_app()
     async with app.run_test() as pilot:
         playing = table_info(
@@ -401,6 +401,7 @@ async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
         assert isinstance(app.screen, TableScreen)
         text = screen_text(app)
         assert "You are watching: " in text and "(no cards in hand)" in text
+        assert "b Lobby" in text.splitlines()[-1]  # the way back is on the line of keys
         await pilot.press("b")  # a spectator leaves without being asked
         assert isinstance(sent.last(), Leave)
         say(app, Ok(id=2), Leave)

@@ -711,8 +711,9 @@ async def test_every_choice_at_the_games_end_shows_at_80x24() -> None:
         app.pop_screen()
         app.push_screen(GameEndScreen(shown.results, shown.seats, lobby=True, can_replay=True))
         await pilot.pause()
-        labels = ["Play again (a)", "Lobby (l)", "Last deal (d)", "Watch again (w)", "Quit (q)"]
+        labels = ["Play again (a)", "Lobby (b)", "Last deal (d)", "Watch again (w)", "Quit (q)"]
         assert any(all(label in line for label in labels) for line in screen_text(app).splitlines())
+        assert "b Lobby" in screen_text(app).splitlines()[-1]  # b, as at the table
 
 
 async def test_the_board_draws_a_stored_game_without_a_connection() -> None:

@@ -151,7 +151,7 @@ class GameEndScreen(Dialog[GameChoice]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "choose('again')", "Play again"),
-        Binding("l", "choose('lobby')", "Lobby"),
+        Binding("b", "choose('lobby')", "Lobby"),  # b, as at the table
         Binding("d", "choose('details')", "Last deal"),
         Binding("w", "choose('replay')", "Watch again"),
         Binding("q", "choose('quit')", "Quit"),
@@ -209,7 +209,7 @@ class GameEndScreen(Dialog[GameChoice]):
             with Horizontal(classes="buttons"):
                 yield Button("Play again (a)", id="again", variant="primary", compact=True)
                 if self.lobby:
-                    yield Button("Lobby (l)", id="lobby", compact=True)
+                    yield Button("Lobby (b)", id="lobby", compact=True)
                 yield Button("Last deal (d)", id="details", compact=True)
                 if self.can_replay:
                     yield Button("Watch again (w)", id="replay", compact=True)

@@ -111,12 +111,13 @@ class TableScreen(Screen[None]):
         Binding("h", "hint", "Hints"),
         Binding("o", "sort", "Sort"),
         Binding("c", "chat", "Chat"),
+        # Last before help and quit, so that in a narrow terminal it makes way first.
+        Binding("b", "leave", "Lobby"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
         Binding("escape", "clear", "Unselect", show=False),
         Binding("tab", "cycle_focus(1)", "Next area", show=False),
         Binding("shift+tab", "cycle_focus(-1)", "Previous area", show=False),
-        Binding("b", "leave", "Lobby", show=False),
         *(Binding(key, f"pick({i})", f"Card {i + 1}", show=False) for i, key in enumerate(SHORTCUT_KEYS)),
     ]
 
