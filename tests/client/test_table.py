@@ -481,6 +481,17 @@ async def test_chat_is_sent_and_shown_as_plain_text() -> None:
         assert hand_of(app).has_focus  # back to the cards
 
 
+async def test_the_chat_line_says_whole_what_enter_and_escape_do_at_80x24() -> None:
+    """In the narrowest chat column the empty chat line still tells how to use it,
+    and escape goes back to the hand without sending anything."""
+    app = TableHarness()
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert "enter sends, esc returns" in screen_text(app)
+        await pilot.press("c", *"never mind")
+        await pilot.press("escape")
+        assert hand_of(app).has_focus and app.chat == []
+
+
 async def test_watching_shows_no_hand_and_no_actions() -> None:
     """A spectator sees the table (R9.1) but no hand (R9.2) and cannot move."""
     app = TableHarness(seat=None)

@@ -147,9 +147,9 @@ class TableScreen(Screen[None]):
         self.board.remembered = tuple(remembered)
         self.log_view = GameLog(id="log")
         self.chat = Feed("Chat: press c to say something.", id="chat")
-        self.chat_input = Input(
-            placeholder="Say something (enter sends, escape leaves)", id="chat-input", compact=True
-        )
+        # Short enough to show whole in the narrowest chat column (80x24): the line above
+        # says what c does, this one what enter and escape do once there.
+        self.chat_input = Input(placeholder="enter sends, esc returns", id="chat-input", compact=True)
         self.keybar = KeyBar()
         self.tally: list[TallyLine] = []  # the table's running tally, shown at the game's end
         self.last_game: int | None = None  # the latest game finished here, to watch again
