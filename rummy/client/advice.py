@@ -60,6 +60,11 @@ def hints(view: PlayerView) -> Hints:
     return Hints(frozenset(hand), frozenset(pile), frozenset(melds))
 
 
+def can_take(view: PlayerView) -> bool:
+    """Whether some card of the discard pile can be taken now: one with a use (R4.1)."""
+    return any(isinstance(m, TakeDiscard) for m in view.legal_moves())
+
+
 def take_options(view: PlayerView, index: int, selected: Iterable[Card] = ()) -> list[TakeDiscard]:
     """The legal takes from ``index`` (R4.1). Hand cards the player selected narrow
     the choice to the uses that include them, when any does."""

@@ -260,10 +260,35 @@ async def test_a_card_with_no_use_cannot_be_taken() -> None:
     app = TableHarness(game, bots=False)
     async with app.run_test(notifications=True) as pilot:
         app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+        assert "t Take" in screen_text(app).splitlines()[-1]  # the 9♥ has a use
         await pilot.press("t")
         await pilot.pause()
         assert app.sent == []
         assert any("cannot be used now" in m for m in messages)
+
+
+async def test_with_no_usable_pile_card_t_is_not_offered_but_still_says_why() -> None:
+    """R4.1: when no card of the pile has a use, the line of keys does not offer t
+    (the line above says so), and t still explains rather than doing nothing."""
+    game = position(["7h 8h 2c", *OTHERS], discard="Kd Js", current=0, phase="draw")
+    messages: list[str] = []
+    app = TableHarness(game, bots=False)
+    async with app.run_test(notifications=True) as pilot:
+        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+        text = screen_text(app)
+        assert "no card of the discard pile can be used" in text
+        keys = text.splitlines()[-1]
+        assert "s Draw" in keys and "t Take" not in keys
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.sent == []
+        assert any("cannot be used now" in m and "R4.1" in m for m in messages)
+        messages.clear()
+        pile = app.table.pile  # and so does a click on a card of the pile
+        first = next(x for x in range(80) if pile.index_at(x, 1) == 0)
+        await pilot.click(DiscardPileView, offset=(1 + first + 1, 1))
+        await pilot.pause()
+        assert app.sent == [] and any("The K♦ cannot be used now" in m for m in messages)
 
 
 async def test_taking_deeper_takes_every_card_above() -> None:

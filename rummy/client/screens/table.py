@@ -101,6 +101,9 @@ class TableScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "draw", "Draw"),
         Binding("t", "take", "Take"),
+        # With no card of the pile usable the line of keys does not offer t, but t (and
+        # the palette's "Take") still says why, rather than doing nothing.
+        Binding("t", "why_no_take", "Take", show=False),
         Binding("m", "meld", "Meld"),
         Binding("l", "lay_off", "Lay off"),
         Binding("d", "discard", "Discard"),
@@ -141,6 +144,7 @@ class TableScreen(Screen[None]):
         self.show_hints = False
         self._ticker: Timer | None = None
         self._applicable: tuple[str, ...] = ()
+        self._pile_usable_in: tuple[PlayerView, bool] | None = None
         self._shown_results = 0
         self._results_open = False
         self.board = TableBoard(self.look, id="board")
@@ -337,10 +341,11 @@ class TableScreen(Screen[None]):
         view = self.view
         turn = view is not None and view.my_turn
         phase = view.phase if view is not None else None
-        if action in ("draw", "take"):
+        if action in ("draw", "take", "why_no_take"):
             if action == "draw":
                 return turn and phase == "draw" and view is not None and not may_pass(view.stock_count)
-            return turn and phase == "draw"
+            drawing = turn and phase == "draw"
+            return drawing and self._pile_usable() == (action == "take")
         if action == "pass_turn":
             return turn and phase == "draw" and view is not None and may_pass(view.stock_count)
         if action in ("meld", "lay_off", "discard"):
@@ -374,9 +379,23 @@ class TableScreen(Screen[None]):
     def action_take(self) -> None:
         self._take(self.pile.cursor)
 
+    def action_why_no_take(self) -> None:
+        """t when no card of the pile can be used: taking explains why (R4.1)."""
+        self._take(self.pile.cursor)
+
+    def _pile_usable(self) -> bool:
+        """Whether some card of the pile can be taken now, worked out once per view:
+        the line of keys asks at every redraw."""
+        view = self.view
+        if view is None:
+            return False
+        if self._pile_usable_in is None or self._pile_usable_in[0] is not view:
+            self._pile_usable_in = (view, advice.can_take(view))
+        return self._pile_usable_in[1]
+
     @on(DiscardPileView.TakeRequested)
     def _take_requested(self, event: DiscardPileView.TakeRequested) -> None:
-        if self.check_action("take", ()):
+        if self.check_action("take", ()) or self.check_action("why_no_take", ()):
             self._take(event.index)
 
     @work(exclusive=True, group="choose")
