@@ -261,10 +261,23 @@ async def test_a_card_with_no_use_cannot_be_taken() -> None:
     async with app.run_test(notifications=True) as pilot:
         app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
         assert "t Take" in screen_text(app).splitlines()[-1]  # the 9♥ has a use
-        await pilot.press("t")
+        await pilot.press("tab", "end", "enter")  # the player picks the K♦ on top
         await pilot.pause()
         assert app.sent == []
-        assert any("cannot be used now" in m for m in messages)
+        assert any("The K♦ cannot be used now" in m and "R4.1" in m for m in messages)
+
+
+async def test_t_takes_from_the_highest_card_with_a_use() -> None:
+    """R4.1: when the player comes to draw, the pile's cursor is on the highest card
+    that has a use (the take that costs the fewest cards), not on a top card that has
+    none: t takes from there at once."""
+    game = position(["7h 8h Qs Qc 2c", *OTHERS], discard="9h Jd Qd Kd", current=0, phase="draw")
+    app = TableHarness(game, bots=False)
+    async with app.run_test() as pilot:
+        assert app.table.pile.cursor == 2  # the Q♦; the K♦ above it has no use
+        await pilot.press("t")
+        assert app.sent == [TakeDiscard(2, tuple(sorted(cards("Qc Qd Qs"))), None)]
+        assert sorted(app.game.hands[0]) == sorted(cards("7h 8h 2c Kd"))
 
 
 async def test_with_no_usable_pile_card_t_is_not_offered_but_still_says_why() -> None:
@@ -293,7 +306,7 @@ async def test_with_no_usable_pile_card_t_is_not_offered_but_still_says_why() ->
 
 async def test_taking_deeper_takes_every_card_above() -> None:
     """R4.1: left moves the pile's cursor down; the take goes from there to the top."""
-    game = position(["7h 8h 2c", *OTHERS], discard="9h Kd Qd", current=0, phase="draw")
+    game = position(["7h 8h Qs Qc 2c", *OTHERS], discard="9h Kd Qd", current=0, phase="draw")
     app = TableHarness(game, bots=False)
     async with app.run_test() as pilot:
         await pilot.press("tab")
@@ -301,7 +314,7 @@ async def test_taking_deeper_takes_every_card_above() -> None:
         assert pile.has_focus and pile.cursor == 2
         await pilot.press("left", "left", "enter")
         assert app.sent == [TakeDiscard(0, tuple(cards("7h 8h 9h")), None)]
-        assert sorted(app.game.hands[0]) == sorted(cards("2c Kd Qd"))
+        assert sorted(app.game.hands[0]) == sorted(cards("Qs Qc 2c Kd Qd"))
 
 
 async def test_clicking_a_pile_card_takes_from_it() -> None:

@@ -99,13 +99,9 @@ class TableBoard(Vertical):
         self.score.show(scene, table_name)
         for panel in self.seats.values():
             panel.show(scene)
-        self.pile.set_pile(view.discard_pile, view.stock_count)
-        # What t would take is marked only when a take is possible at all (R4.1).
-        self.pile.armed = (
-            view.my_turn
-            and view.phase == "draw"
-            and any(isinstance(m, TakeDiscard) for m in view.legal_moves())
-        )
+        drawing = view.my_turn and view.phase == "draw"
+        takes = {m.index for m in view.legal_moves() if isinstance(m, TakeDiscard)} if drawing else set()
+        self.pile.set_pile(view.discard_pile, view.stock_count, takes)
         self.pile.hints = scene.hints.pile
         self.pile.recent = scene.recent.discarded
         self.melds.show(scene)

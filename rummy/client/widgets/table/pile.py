@@ -8,7 +8,7 @@ card the last player discarded is marked until another player moves.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import ClassVar
 
 from textual import events
@@ -65,13 +65,18 @@ class DiscardPileView(Widget, can_focus=True):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.look = look or Look()
 
-    def set_pile(self, pile: Sequence[Card], stock: int) -> None:
-        """Show a new pile; the cursor goes to the top card."""
+    def set_pile(self, pile: Sequence[Card], stock: int, takes: Collection[int] = ()) -> None:
+        """Show a new pile. ``takes`` are the cards the player may take from now (R4.1):
+        while there are any, what t would take is marked. When the pile changes, or the
+        player comes to draw, the cursor goes to the highest card that can be taken (so
+        that t takes a card with a use, and the fewest cards), else to the top card."""
         changed = tuple(pile) != self.pile
+        arming = bool(takes) and not self.armed
         self.pile = tuple(pile)
         self.stock = stock
-        if changed or self.cursor >= len(self.pile):
-            self.cursor = max(0, len(self.pile) - 1)
+        if changed or arming or self.cursor >= len(self.pile):
+            self.cursor = max(takes) if takes else max(0, len(self.pile) - 1)
+        self.armed = bool(takes)
 
     def action_cursor(self, step: int) -> None:
         if self.pile:
