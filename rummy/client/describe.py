@@ -137,10 +137,16 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
             )
         case DealEnded(result):
             a, b = result.scores[0].total, result.scores[1].total
-            why = "on four passes" if result.ended_by == "passes" else "when a player went out"
+            if result.ended_by == "passes" or result.went_out is None:
+                why: _PART = "on four passes"
+            else:  # the log says who went out, as the deal's end does (R4.4)
+                out = result.went_out
+                who = "you" if out == seats.me else text.plain(seats.name(out), "bold")
+                why = Content.assemble("when ", who, " went out")
             return _line(
-                f"Deal {result.deal} ended {why}: {text.team_name(0, ascii)} {a:+d}, "
-                f"{text.team_name(1, ascii)} {b:+d}."
+                f"Deal {result.deal} ended ",
+                why,
+                f": {text.team_name(0, ascii)} {a:+d}, {text.team_name(1, ascii)} {b:+d}.",
             )
         case GameEnded(totals, winner):
             a, b = totals

@@ -659,6 +659,7 @@ async def test_deal_end_shows_every_hand_and_the_scores() -> None:
         result = app.game.results[0]
         a, b = result.scores
         assert "Deal 1 is over: You went out." in text
+        assert "Deal 1 ended when you went out: N–S +" in log_text(app)  # R4.4, in the log too
         for label, x, y in (
             ("Cards laid", a.laid, b.laid),
             ("Doubled fours", a.doubled_fours, b.doubled_fours),
