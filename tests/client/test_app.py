@@ -155,7 +155,8 @@ async def test_create_a_table_with_its_options() -> None:
 
 
 async def test_sit_in_a_chosen_chair_or_watch() -> None:
-    """Only free chairs are offered; one taken while the question was open is not sat in."""
+    """Only free chairs are offered, each under its own number (4 is chair 4, not the
+    second free one); one taken while the question was open is not sat in."""
     app, sent = offline_app()
     async with app.run_test() as pilot:
         say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)]))
@@ -163,15 +164,18 @@ async def test_sit_in_a_chosen_chair_or_watch() -> None:
         await pilot.press("s")
         assert isinstance(app.screen, ChooseScreen)
         assert [label for label, _ in app.screen.options] == ["Chair 2", "Chair 4"]
+        assert "2. Chair 2" in screen_text(app) and "4. Chair 4" in screen_text(app)
         say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Cy", None), creator=0)))
         await pilot.pause()
-        await pilot.press("1")  # chair 2: Eve took it meanwhile
+        await pilot.press("1", "3")  # no such chairs free: still asking
+        assert isinstance(app.screen, ChooseScreen)
+        await pilot.press("2")  # chair 2: Eve took it meanwhile
         await pilot.pause()
         assert not any(isinstance(m, Sit) for m in sent.sent)
         say(app, LobbyTable(table=table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)))
         await pilot.pause()
         await pilot.press("s")
-        await pilot.press("2")  # the second free chair: chair 4
+        await pilot.press("4")  # chair 4
         await pilot.pause()
         assert sent.last() == Sit(id=1, table_id=4, chair=3)
         await pilot.press("w")

@@ -402,7 +402,10 @@ class LobbyScreen(Screen[None]):
         if len(free) > 1:
             seated = info.options.seating == "chosen"
             options = [(f"Chair {c + 1}" + (f" ({SEAT_NAMES[c]})" if seated else ""), c) for c in free]
-            picked = await self.app.push_screen_wait(ChooseScreen[int]("Sit in which chair?", options))
+            # Each chair keeps its own number: 4 is chair 4, whichever chairs are free.
+            numbers = [c + 1 for c in free]
+            chooser = ChooseScreen[int]("Sit in which chair?", options, numbers=numbers)
+            picked = await self.app.push_screen_wait(chooser)
             if picked is None:
                 return
             # The list may have moved on while the question was open: only a free chair.

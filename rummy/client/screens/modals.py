@@ -55,25 +55,33 @@ class ConfirmScreen(Dialog[bool]):
 
 class ChooseScreen(Dialog[T | None], Generic[T]):
     """Pick one of several options (up/down and enter, a number key, or the mouse);
-    escape picks none."""
+    escape picks none. The options are numbered 1, 2, 3... unless ``numbers`` gives
+    each its own (a chair's number, so that 4 picks chair 4 whichever chairs are free)."""
 
     AUTO_FOCUS = "#choices"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
-        *(Binding(str(i + 1), f"pick({i})", f"Option {i + 1}", show=False) for i in range(9)),
+        *(Binding(str(n), f"number({n})", f"Option {n}", show=False) for n in range(1, 10)),
     ]
 
-    def __init__(self, title: str, options: Sequence[tuple[Content | str, T]], highlight: int = 0) -> None:
+    def __init__(
+        self,
+        title: str,
+        options: Sequence[tuple[Content | str, T]],
+        highlight: int = 0,
+        numbers: Sequence[int] | None = None,
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.options = list(options)
         self.highlight = highlight  # the option enter picks at first
+        self.numbers = list(numbers) if numbers is not None else list(range(1, len(self.options) + 1))
 
         self.choices = OptionList(
             *(
-                Option(Content.assemble(f"{i + 1}. " if i < 9 else "   ", label), id=str(i))
-                for i, (label, _) in enumerate(self.options)
+                Option(Content.assemble(f"{n}. " if 1 <= n <= 9 else "   ", label), id=str(i))
+                for i, ((label, _), n) in enumerate(zip(self.options, self.numbers, strict=True))
             ),
             id="choices",
         )
@@ -90,6 +98,11 @@ class ChooseScreen(Dialog[T | None], Generic[T]):
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self.action_pick(event.option_index)
+
+    def action_number(self, number: int) -> None:
+        """A number key: the option shown with that number, if any."""
+        if number in self.numbers:
+            self.action_pick(self.numbers.index(number))
 
     def action_pick(self, index: int) -> None:
         if 0 <= index < len(self.options):
