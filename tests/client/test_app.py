@@ -202,6 +202,17 @@ async def test_the_creator_seats_bots_and_starts() -> None:
         await pilot.press("b", "escape")  # no level chosen: no bot
         await pilot.pause()
         assert len([m for m in sent.sent if isinstance(m, AddBot)]) == 2
+        keys = screen_text(app).splitlines()[-1]
+        assert "b Add bot" in keys and "g Start" not in keys  # a chair is free
+        await pilot.press("g")  # asked all the same: the server's refusal says why not
+        assert isinstance(sent.last(), Start)
+        full = ("Ann", "Bot 2", "Bot 3", "Bot 4")
+        say(app, Table(table=table_info(7, "Mine", full, bots=(1, 2, 3), creator=0)))
+        await pilot.pause()
+        keys = screen_text(app).splitlines()[-1]
+        assert "g Start" in keys and "b Add bot" not in keys  # all four chairs are filled
+        await pilot.press("b")  # says why, asks nothing
+        assert not isinstance(app.screen, ChooseScreen)
         await pilot.press("g")
         assert isinstance(sent.last(), Start)
         await pilot.press("l")

@@ -152,9 +152,13 @@ class LobbyScreen(Screen[None]):
         Binding("n", "new_table", "New table"),
         Binding("s", "sit", "Sit"),
         Binding("w", "watch", "Watch"),
+        # The line of keys offers b only while a chair is free and g only once all four
+        # are filled; at other times the same key still says why not (g: the server).
         Binding("b", "add_bot", "Add bot"),
+        Binding("b", "no_free_chair", "Add bot", show=False),
         Binding("x", "remove_bot", "Remove bot", show=False),
         Binding("g", "start", "Start"),
+        Binding("g", "start_early", "Start", show=False),
         Binding("o", "open_table", "Open table"),
         Binding("l", "leave", "Leave"),
         Binding("c", "chat", "Chat"),
@@ -369,7 +373,11 @@ class LobbyScreen(Screen[None]):
         at_table = session.at_table
         if action in ("new_table", "sit", "watch"):
             return not at_table and (action == "new_table" or bool(session.tables))
-        if action in ("add_bot", "remove_bot", "start"):
+        if action in ("add_bot", "no_free_chair"):
+            return session.creator and bool(self._free_chairs()) == (action == "add_bot")
+        if action in ("start", "start_early"):
+            return session.creator and (not self._free_chairs()) == (action == "start")
+        if action == "remove_bot":
             return session.creator
         if action == "open_table":
             return at_table and session.table is not None and session.table.status != "waiting"
@@ -425,7 +433,7 @@ class LobbyScreen(Screen[None]):
     async def action_add_bot(self) -> None:
         """Seat a bot in the first free chair, at the level the creator picks."""
         if not self._free_for_bot():
-            self.notify("Every chair is taken.", severity="warning")
+            self.action_no_free_chair()
             return
         levels = [level for _, level in BOT_LEVEL_CHOICES]
         chooser = ChooseScreen[BotLevel](
@@ -439,10 +447,16 @@ class LobbyScreen(Screen[None]):
         self._bots_asked.add(free[0])
         self.post_message(BotRequested(free[0], add=True, level=level))
 
-    def _free_for_bot(self) -> list[int]:
+    def action_no_free_chair(self) -> None:
+        self.notify("Every chair is taken: x removes a bot.", severity="warning")
+
+    def _free_chairs(self) -> list[int]:
         info = self.session.table
-        free = [] if info is None else [c.chair for c in info.chairs if c.name is None]
-        return [c for c in free if c not in self._bots_asked]  # b pressed again before the answer
+        return [] if info is None else [c.chair for c in info.chairs if c.name is None]
+
+    def _free_for_bot(self) -> list[int]:
+        # Not a chair a bot was asked for already (b pressed again before the answer).
+        return [c for c in self._free_chairs() if c not in self._bots_asked]
 
     def action_remove_bot(self) -> None:
         info = self.session.table
@@ -454,6 +468,10 @@ class LobbyScreen(Screen[None]):
 
     def action_start(self) -> None:
         self.post_message(StartRequested())
+
+    def action_start_early(self) -> None:
+        """g with a chair free: asked all the same, the server's refusal says why."""
+        self.action_start()
 
     def action_open_table(self) -> None:
         self.post_message(OpenTable())
