@@ -211,8 +211,11 @@ async def test_the_creator_seats_bots_and_starts() -> None:
         await pilot.pause()
         keys = screen_text(app).splitlines()[-1]
         assert "g Start" in keys and "b Add bot" not in keys  # all four chairs are filled
+        told: list[str] = []
+        app.screen.notify = lambda message, **kw: told.append(message)  # type: ignore[method-assign]
         await pilot.press("b")  # says why, asks nothing
         assert not isinstance(app.screen, ChooseScreen)
+        assert told == ["Every chair is taken: x removes a bot."]
         await pilot.press("g")
         assert isinstance(sent.last(), Start)
         await pilot.press("l")

@@ -448,7 +448,9 @@ class LobbyScreen(Screen[None]):
         self.post_message(BotRequested(free[0], add=True, level=level))
 
     def action_no_free_chair(self) -> None:
-        self.notify("Every chair is taken: x removes a bot.", severity="warning")
+        info = self.session.table
+        bots = info is not None and any(c.bot for c in info.chairs)
+        self.notify("Every chair is taken" + (": x removes a bot." if bots else "."), severity="warning")
 
     def _free_chairs(self) -> list[int]:
         info = self.session.table
