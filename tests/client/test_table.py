@@ -386,6 +386,23 @@ async def test_hints_mark_what_can_be_played() -> None:
         assert hand.hints == set()
 
 
+async def test_hints_with_nothing_to_mark_say_what_is_left_to_do() -> None:
+    """h with nothing to mark says what the turn still asks for: in the draw, that no
+    card of the pile has a use (R4.1) and s draws; in the meld part, that d discards."""
+    game = position(["7h 8h 2c", *OTHERS], discard="Kd Js", current=0, phase="draw")
+    messages: list[str] = []
+    app = TableHarness(game, bots=False)
+    async with app.run_test(notifications=True) as pilot:
+        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+        await pilot.press("h")
+        assert messages == ["No card of the discard pile can be used now (R4.1): s draws from the stock."]
+    app = TableHarness(meld_position("7h 2c Qs"), bots=False)  # no meld, none on the table
+    async with app.run_test(notifications=True) as pilot:
+        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+        await pilot.press("h")
+        assert messages[-1] == "Nothing to meld or lay off now: d discards a card and ends the turn."
+
+
 async def test_sort_by_rank_and_own_order_kept() -> None:
     """o sorts by rank (again: by suit); shift+arrows (or < >) make an own order, which
     stays until the next sort. Every change is told to the app, to be remembered."""

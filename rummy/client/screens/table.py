@@ -539,12 +539,21 @@ class TableScreen(Screen[None]):
         index = ring.index(focused) if focused in ring else -1
         ring[(index + step) % len(ring)].focus()
 
+    def _nothing_to_play(self) -> str:
+        """What the hints say when they mark nothing: what is left to do in this part of
+        the turn."""
+        view = self.view
+        if view is not None and view.phase == "draw":
+            then = "p passes" if may_pass(view.stock_count) else "s draws from the stock"
+            return f"No card of the discard pile can be used now (R4.1): {then}."
+        return "Nothing to meld or lay off now: d discards a card and ends the turn."
+
     def action_hint(self) -> None:
         self.show_hints = not self.show_hints
         if self.show_hints:
             h = advice.hints(self.view) if self.view is not None else advice.Hints()
             if not (h.hand or h.pile or h.melds):
-                self.notify("Nothing to meld or lay off now.", title="Hints")
+                self.notify(self._nothing_to_play(), title="Hints")
         self._draw()
 
     def action_sort(self) -> None:
