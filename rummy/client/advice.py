@@ -60,9 +60,14 @@ def hints(view: PlayerView) -> Hints:
     return Hints(frozenset(hand), frozenset(pile), frozenset(melds))
 
 
+def take_indexes(view: PlayerView) -> frozenset[int]:
+    """The cards of the discard pile that can be taken now: those with a use (R4.1)."""
+    return frozenset(m.index for m in view.legal_moves() if isinstance(m, TakeDiscard))
+
+
 def can_take(view: PlayerView) -> bool:
-    """Whether some card of the discard pile can be taken now: one with a use (R4.1)."""
-    return any(isinstance(m, TakeDiscard) for m in view.legal_moves())
+    """Whether some card of the discard pile can be taken now (R4.1)."""
+    return bool(take_indexes(view))
 
 
 def take_options(view: PlayerView, index: int, selected: Iterable[Card] = ()) -> list[TakeDiscard]:

@@ -14,8 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from rummy.engine import TakeDiscard
-
+from ... import advice
 from ...scene import Scene
 from .faces import LARGE, MEDIUM, SMALL, Look, Size
 from .hand import HandView
@@ -99,9 +98,7 @@ class TableBoard(Vertical):
         self.score.show(scene, table_name)
         for panel in self.seats.values():
             panel.show(scene)
-        drawing = view.my_turn and view.phase == "draw"
-        takes = {m.index for m in view.legal_moves() if isinstance(m, TakeDiscard)} if drawing else set()
-        self.pile.set_pile(view.discard_pile, view.stock_count, takes)
+        self.pile.set_pile(view.discard_pile, view.stock_count, advice.take_indexes(view))
         self.pile.hints = scene.hints.pile
         self.pile.recent = scene.recent.discarded
         self.melds.show(scene)
