@@ -495,7 +495,7 @@ async def test_the_rule_book_and_how_to_play_read_in_whole_lines_at_80x24() -> N
         # A list of suits or ranks is one piece, never "♣ ♦ ♥" above a lone "♠".
         assert any("♣ ♦ ♥ ♠" in line for line in rules)
         assert any("2 3 4 5 6 7 8 9 10 J Q K A" in line for line in rules)
-        assert "the server and the client, and the one authority" in " ".join(rules)
+        assert "These are the rules the game plays by, and the one authority on play" in " ".join(rules)
 
 
 async def test_command_palette_offers_the_actions_that_apply() -> None:
