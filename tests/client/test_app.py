@@ -418,7 +418,7 @@ async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
         text = screen_text(app)
-        assert "You are watching: " in text and "(no cards in hand)" in text
+        assert "You are watching: " in text and "(the players' hands stay hidden, R9.2)" in text
         assert "b Lobby" in text.splitlines()[-1]  # the way back is on the line of keys
         await pilot.press("b")  # a spectator leaves without being asked
         assert isinstance(sent.last(), Leave)

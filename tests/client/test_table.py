@@ -553,7 +553,8 @@ async def test_watching_shows_no_hand_and_no_actions() -> None:
     async with app.run_test() as pilot:
         text = screen_text(app)
         assert "You are watching: " in text
-        assert "(no cards in hand)" in text
+        assert "(the players' hands stay hidden, R9.2)" in text  # not the seat's hand
+        assert "(no cards in hand)" not in text
         await pilot.press("s")
         assert app.sent == []
 
@@ -808,7 +809,7 @@ async def test_the_board_draws_a_stored_game_without_a_connection() -> None:
         assert board.scene is not None and board.scene.seat_at("south") == 0
         text = screen_text(app)
         assert "Deal 1 of 2" in text and "West" in text and "North" in text and "East" in text
-        assert "(no cards in hand)" in text  # a spectator's view has no hand
+        assert "(the players' hands stay hidden, R9.2)" in text  # a spectator's view has no hand
 
 
 async def test_a_new_deal_deals_a_new_hand_sorted_afresh() -> None:

@@ -111,6 +111,7 @@ class TableBoard(Vertical):
             self.hand.set_cards(scene.open_hands[scene.seat_at("south")], keep_fresh=False)
         else:
             self.hand.set_cards(view.hand or (), self.remembered, keep_fresh=view.my_turn, new_deal=new_deal)
+        self.hand.watching = view.seat is None
         if view.hand is not None:
             self.remembered = ()  # used once: for the hand of the game resumed
         self.hand.hints = scene.hints.hand

@@ -89,6 +89,7 @@ class HandView(Widget, can_focus=True):
     hints: reactive[frozenset[Card]] = reactive(frozenset())
     fresh: reactive[frozenset[Card]] = reactive(frozenset())
     wanted: reactive[Size] = reactive(SMALL, layout=True)  # the face size the screen has room for
+    watching: reactive[bool] = reactive(False)  # a spectator's: no hand of one's own (R9.2)
 
     def __init__(self, look: Look | None = None, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -241,6 +242,8 @@ class HandView(Widget, can_focus=True):
 
     def render(self) -> Content:
         if not self.order:
+            if self.watching:  # not the hand of the seat drawn beside it, which has cards
+                return Content.styled("(the players' hands stay hidden, R9.2)", "dim")
             return Content.styled("(no cards in hand)", "dim")
         size, per_row = self._shape(self.content_size.width)
         faces = self.faces()
