@@ -145,14 +145,17 @@ def main(argv: list[str] | None = None) -> int:
         from .app import RummyApp  # Textual loads only once the arguments are good
 
         title = args.replay.name + (f" ({record.table})" if record.table else "")
+        # The name one plays under: one's own game is watched from one's own chair.
+        store = StateStore()
+        me = sanitize(args.name if args.name is not None else (store.name or login_name()), NAME_LIMIT)
         replay_app = RummyApp(
-            player_name="",
+            player_name=me,
             replay=record,
             replay_title=title,
             ascii=args.ascii,
             four_colour=args.four_colour,
         )
-        return run(replay_app, StateStore().directory)
+        return run(replay_app, store.directory)
 
     address = None
     if args.address:

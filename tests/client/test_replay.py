@@ -204,6 +204,23 @@ async def test_play_on_at_a_chosen_speed_stops_at_the_deal_end() -> None:
         assert replay.position == stopped
 
 
+def test_rummy_client_replay_watches_ones_own_game_from_ones_own_chair(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``rummy-client --replay FILE`` plays under the name the game was played under
+    (``--name``, else the one last used): a game one played is watched from one's own
+    chair, as the replay opened from the table is."""
+    import rummy.client.cli as cli
+
+    opened: list[RummyApp] = []
+    monkeypatch.setattr(cli, "run", lambda app, directory, **kw: opened.append(app) or 0)
+    client_main(["--replay", str(SERVER_GAME), "--name", "Ann"])
+    StateStore().name = "Bob"  # the name the last game was played under
+    client_main(["--replay", str(SERVER_GAME)])
+    assert [app.player_name for app in opened] == ["Ann", "Bob"]
+    assert Replay(record(), me=opened[0].player_name).seats.me == 3  # Ann sat East
+
+
 async def test_q_ends_a_replay_opened_from_a_file() -> None:
     app = replay_app()
     async with app.run_test() as pilot:
