@@ -48,6 +48,7 @@ from rummy.protocol import (
     Ready,
     Record,
     RecordError,
+    Rejoin,
     RemoveBot,
     Seated,
     Sit,
@@ -80,6 +81,7 @@ from .messages import (
     PlayAgainRequested,
     PlayMove,
     ReadyForNextDeal,
+    RejoinRequested,
     ReplayRequested,
     SaveRecordRequested,
     SendChat,
@@ -255,6 +257,7 @@ class RummyApp(App[None]):
 
     def forget_token(self) -> None:
         self.token_in_memory = None
+        self.session.held = None
         if self.owns_seat_token:
             self.store.forget_seat(self.store_key)
 
@@ -395,6 +398,8 @@ class RummyApp(App[None]):
                 self._show_lobby()
             case LobbyGone(table_id):
                 session.tables.pop(table_id, None)
+                if table_id == session.held:  # the chair held for us went with its table
+                    self.forget_token()
                 self._show_lobby()
                 if table_id == session.table_id:
                     self._left_table()
@@ -455,6 +460,7 @@ class RummyApp(App[None]):
         return self._local_game()
 
     def _seated(self, seated: Seated, request: type[ClientMessage] | None) -> None:
+        self.session.held = None
         self.remember_token(seated)
         self.session.sit(seated.table_id, seated.chair)
         self.chat.clear()
@@ -598,7 +604,10 @@ class RummyApp(App[None]):
         if request is MoveRequest and request_id == self.move_request:
             self.move_request = None
         elif request is Leave:
-            self._left_table()
+            # During a game the server holds the chair (away) for its token: keep it.
+            table = self.session.table
+            held = self.session.seated and table is not None and table.status == "playing"
+            self._left_table(held=table.table_id if held and table is not None else None)
         elif request is PlayAgain:
             view = None if self.table_screen is None else self.table_screen.view
             if view is not None and view.phase == "game_over":  # not started at once
@@ -646,9 +655,12 @@ class RummyApp(App[None]):
             callback=lambda _: self.exit() if local else None,
         )
 
-    def _left_table(self) -> None:
-        self.forget_token()
+    def _left_table(self, held: int | None = None) -> None:
+        """No table any more; ``held``: the table that holds our chair (keep its token)."""
+        if held is None:
+            self.forget_token()
         self._clear_table()
+        self.session.held = held
         if self.local:
             self.exit()
 
@@ -707,6 +719,15 @@ class RummyApp(App[None]):
     @on(SitRequested)
     def _sit(self, request: SitRequested) -> None:
         self.send(Sit, table_id=request.table_id, chair=request.chair)
+
+    @on(RejoinRequested)
+    def _rejoin(self) -> None:
+        token = self.remembered_token()
+        if token is None:  # forgotten meanwhile (the table is gone): the lobby says so
+            self.session.held = None
+            self._show_lobby()
+            return
+        self.send(Rejoin, token=token)
 
     @on(WatchRequested)
     def _watch(self, request: WatchRequested) -> None:

@@ -63,6 +63,11 @@ class SitRequested(Message):
 
 
 @dataclass
+class RejoinRequested(Message):
+    """Take back the chair held for us (``Session.held``) with its seat token."""
+
+
+@dataclass
 class WatchRequested(Message):
     table_id: int
 

@@ -21,6 +21,9 @@ class Session:
     seat: int | None = None  # one's seat in the game there (None before it, or watching)
     watching: bool = False
     moves_seen: int = 0  # the moves count of the last game push
+    # A table whose game holds one's chair (away) since one left it for the lobby: its
+    # seat token is kept, and sitting there again takes the chair back.
+    held: int | None = None
 
     @property
     def at_table(self) -> bool:

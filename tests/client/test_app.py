@@ -38,6 +38,7 @@ from rummy.protocol import (
     MoveRequest,
     Ok,
     PastMove,
+    Rejoin,
     Seated,
     Sit,
     Start,
@@ -425,6 +426,42 @@ async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
         say(app, Ok(id=2), Leave)
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen)
+
+
+async def test_a_player_who_leaves_mid_game_takes_the_held_chair_back_from_the_lobby() -> None:
+    """b during a game goes to the lobby with the chair held (away), as the question
+    says: the seat token is kept, the lobby says the chair is held, and s on that table
+    takes it back with the token (before, the token was forgotten and s said the table
+    was playing: the chair could not be had again)."""
+    app, sent = offline_app()
+    names = ("Ann", "Bot 2", "Bot 3", "Bot 4")
+    async with app.run_test() as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
+        mine = table_info(7, "Mine", names, "playing", bots=(1, 2, 3), seats=(0, 1, 2, 3))
+        say(app, Lobby(tables=[mine]))
+        say(app, Table(table=mine))
+        say(app, game_update(7, Game(7, seating="chosen"), 0))
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        await pilot.press("b")
+        assert isinstance(app.screen, ConfirmScreen) and "held for you" in screen_text(app)
+        await pilot.press("y")
+        leave = sent.last()
+        assert isinstance(leave, Leave)
+        say(app, Ok(id=leave.id), Leave)
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+        assert StateStore().seat(seat_key("example.org:7325", "Ann")) is not None  # kept
+        text = " ".join(line.strip(" │") for line in screen_text(app).splitlines())
+        assert "Your chair here is held for you: s (or enter) takes it back." in text
+        await pilot.press("s")
+        rejoin = sent.last()
+        assert isinstance(rejoin, Rejoin) and rejoin.token == "secret-7"
+        say(app, Seated(id=rejoin.id, table_id=7, chair=0, token="secret-7"), Rejoin)
+        say(app, Table(table=mine))
+        say(app, game_update(7, Game(7, seating="chosen"), 0))
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and app.session.held is None
 
 
 def story(game: Game, autos: dict[int, str] | None = None) -> list[PastMove]:

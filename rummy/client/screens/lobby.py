@@ -32,6 +32,7 @@ from ..messages import (
     LeaveTable,
     OpenHistory,
     OpenTable,
+    RejoinRequested,
     SendChat,
     SitRequested,
     StartRequested,
@@ -311,6 +312,8 @@ class LobbyScreen(Screen[None]):
             hint = Content("Pick a table with the arrow keys: s sits down, w watches; n creates a table.")
             if chosen is None:
                 return hint
+            if chosen.table_id == session.held:
+                hint = Content.styled("Your chair here is held for you: s (or enter) takes it back.", "bold")
             words = options_words(chosen)
             return Content.assemble(
                 ("Table ", "bold"),
@@ -398,6 +401,9 @@ class LobbyScreen(Screen[None]):
         table_id = self.selected_id
         info = self.session.tables.get(table_id) if table_id is not None else None
         if info is None:
+            return
+        if info.table_id == self.session.held:  # our chair, held since we left: take it back
+            self.post_message(RejoinRequested())
             return
         if info.status != "waiting":
             self.notify("That table is playing: w watches it.", severity="warning")
@@ -514,7 +520,9 @@ class LobbyScreen(Screen[None]):
             return
         info = session.tables[table_id]
         if session.table is None:
-            if info.status == "waiting" and any(c.name is None for c in info.chairs):
+            if table_id == session.held or (
+                info.status == "waiting" and any(c.name is None for c in info.chairs)
+            ):
                 self.action_sit()
             else:
                 self.action_watch()
@@ -526,7 +534,8 @@ class LobbyScreen(Screen[None]):
             ("up / down", "choose a table"),
             ("enter", "sit at the table (watch it if it is playing or full)"),
             ("n", "create a table: name, partners, turn timer, on drop"),
-            ("s", "sit at the chosen table (you pick the chair)"),
+            ("s", "sit at the chosen table (you pick the chair); at the table you left"
+             " during its game, take your held chair back"),
             ("w", "watch the chosen table"),
             ("b / x", "creator: seat a bot (easy, normal or hard) in a free chair / remove a bot"),
             ("g", "creator: start the game (four chairs filled)"),
