@@ -605,9 +605,9 @@ class RummyApp(App[None]):
             self.move_request = None
         elif request is Leave:
             # During a game the server holds the chair (away) for its token: keep it.
-            table = self.session.table
-            held = self.session.seated and table is not None and table.status == "playing"
-            self._left_table(held=table.table_id if held and table is not None else None)
+            table, seated = self.session.table, self.session.seated
+            held = table.table_id if table is not None and seated and table.status == "playing" else None
+            self._left_table(held=held)
         elif request is PlayAgain:
             view = None if self.table_screen is None else self.table_screen.view
             if view is not None and view.phase == "game_over":  # not started at once

@@ -73,6 +73,11 @@ def bot_levels(text: str) -> tuple[BotLevel, BotLevel, BotLevel]:
     return levels[0], levels[1], levels[2]
 
 
+def player_name(args: argparse.Namespace, store: StateStore) -> str:
+    """The name one plays under: ``--name``, else the one last played under, else the login."""
+    return sanitize(args.name if args.name is not None else (store.name or login_name()), NAME_LIMIT)
+
+
 def login_name() -> str:
     try:
         return getpass.getuser()
@@ -145,11 +150,9 @@ def main(argv: list[str] | None = None) -> int:
         from .app import RummyApp  # Textual loads only once the arguments are good
 
         title = args.replay.name + (f" ({record.table})" if record.table else "")
-        # The name one plays under: one's own game is watched from one's own chair.
         store = StateStore()
-        me = sanitize(args.name if args.name is not None else (store.name or login_name()), NAME_LIMIT)
         replay_app = RummyApp(
-            player_name=me,
+            player_name=player_name(args, store),  # one's own game, from one's own chair
             replay=record,
             replay_title=title,
             ascii=args.ascii,
@@ -164,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as e:
             parser.error(str(e))
     store = StateStore()
-    name = sanitize(args.name if args.name is not None else (store.name or login_name()), NAME_LIMIT)
+    name = player_name(args, store)
     if not name:
         parser.error("the name needs at least one letter or digit")
     store.name = name
