@@ -157,8 +157,12 @@ def prompt(
     if view.phase == "deal_over":
         return Content("The deal is over: n when you are ready for the next deal; r shows the scores.")
     if not view.my_turn:
+        away = ", who is away" if seats.away(view.current) else ""
         return Content.assemble(
-            "Waiting for ", current, f" ({turn_part(view)}). You can sort (o), reorder (<, >) and chat (c)."
+            "Waiting for ",
+            current,
+            away,
+            f" ({turn_part(view)}). You can sort (o), reorder (<, >) and chat (c).",
         )
     h = hints(view)
     if view.phase == "draw":

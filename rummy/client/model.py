@@ -80,6 +80,11 @@ class Seats:
         seats = tuple(None if s is None else replace(s, name=to_ascii(s.name)) for s in self.seats)
         return Seats(seats, self.me)
 
+    def away(self, seat: int) -> bool:
+        """A person's seat whose player has dropped or gone to the lobby (R9.1)."""
+        info = self.seats[seat] if 0 <= seat < len(self.seats) else None
+        return info is not None and not info.bot and not info.present
+
     def who(self, seat: int) -> str:
         """'you' for our own seat, else the name: for sentences in the log."""
         return "You" if seat == self.me else self.name(seat)

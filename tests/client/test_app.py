@@ -23,7 +23,7 @@ from rummy.client.screens.new_table import NewTableScreen
 from rummy.client.screens.table import TableScreen
 from rummy.client.state import StateStore, seat_key
 from rummy.client.widgets.status import ConnectionBanner
-from rummy.engine import DrawStock, Game
+from rummy.engine import Discard, DrawStock, Game
 from rummy.protocol import (
     AddBot,
     Chat,
@@ -385,6 +385,13 @@ async def test_a_player_who_dropped_shows_as_away() -> None:
         west = " ".join(line.plain for line in panels["west"].lines(30, 4))
         assert "Bob" in west and "away" in west and panels["west"].has_class("-away")
         assert "away" not in " ".join(line.plain for line in panels["north"].lines(80, 1))
+        game = Game(7, seating="chosen")  # on to Bob's turn: the line above the hand says he is away
+        while game.current != 1:
+            game.apply(DrawStock())
+            game.apply(Discard(game.hands[game.current][0]))
+        say(app, game_update(3, game, 0))
+        await pilot.pause()
+        assert "Waiting for Bob, who is away (to draw)." in screen_text(app)
 
 
 async def test_chat_at_a_waiting_table_from_the_lobby() -> None:
