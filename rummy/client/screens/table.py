@@ -629,7 +629,11 @@ class TableScreen(Screen[None]):
 
         actions = [
             ("s", "draw from the stock"),
-            ("t / enter (on the pile)", "take from the discard pile at the marked card, with its use"),
+            (
+                "t / enter (on the pile)",
+                "take from the discard pile at the marked card (at first the highest one you can use),"
+                " with its use",
+            ),
             ("m", "meld the selected cards"),
             ("l", "lay off the selected card (you choose the meld if several fit)"),
             ("d", "discard the selected card (or the one under the cursor): ends your turn"),
