@@ -60,8 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)"
     )
     p.add_argument("--db", type=Path, default=None, help=f"SQLite file (default {default_db()})")
-    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
-    p.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before a move")
+    levels = ["debug", "info", "warning", "error"]
+    p.add_argument("--log-level", default="info", choices=levels, help="(default %(default)s)")
+    p.add_argument(
+        "--bot-delay", type=float, default=0.8, help="seconds a bot waits before a move (default %(default)g)"
+    )
     p.add_argument(
         "--bot-workers",
         type=_not_negative,
@@ -75,9 +78,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="search iterations of a hard bot's move (default: the expert's own, about 0.1-0.3 s a move)",
     )
-    p.add_argument("--deal-pause", type=float, default=15.0, help="seconds between deals unless all ready")
-    p.add_argument("--max-connections", type=int, default=5000)
-    p.add_argument("--max-per-address", type=int, default=64, help="connections from one address")
+    p.add_argument(
+        "--deal-pause",
+        type=float,
+        default=15.0,
+        help="seconds between deals unless all ready (default %(default)g)",
+    )
+    p.add_argument(
+        "--max-connections", type=int, default=5000, help="connections at once in all (default %(default)s)"
+    )
+    p.add_argument(
+        "--max-per-address", type=int, default=64, help="connections from one address (default %(default)s)"
+    )
     p.add_argument(
         "--tables-per-address",
         type=int,
@@ -107,13 +119,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="end a game in play once all its players have been away this long"
         f" (default {DEFAULTS.keep_deserted:g})",
     )
-    p.add_argument("--rate", type=float, default=20.0, help="requests a second allowed per connection")
-    p.add_argument("--burst", type=int, default=60, help="requests allowed at once per connection")
+    p.add_argument(
+        "--rate",
+        type=float,
+        default=20.0,
+        help="requests a second allowed per connection (default %(default)g)",
+    )
+    p.add_argument(
+        "--burst", type=int, default=60, help="requests allowed at once per connection (default %(default)s)"
+    )
     p.add_argument(
         "--sync",
         choices=["full", "normal"],
         default="full",
-        help="full: every move on disk before it is told (survives power cuts); normal: survives a crash",
+        help="full (the default): every move on disk before it is told (survives power cuts);"
+        " normal: survives a crash",
     )
     add_door_arguments(p)
     return p
