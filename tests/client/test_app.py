@@ -392,6 +392,13 @@ async def test_a_player_who_dropped_shows_as_away() -> None:
         say(app, game_update(3, game, 0))
         await pilot.pause()
         assert "Waiting for Bob, who is away (to draw)." in screen_text(app)
+    app, _ = offline_app(player_name="Eve")  # and as a spectator sees it
+    async with app.run_test() as pilot:
+        say(app, Watching(id=1, table_id=3), Watch)
+        say(app, Table(table=info))
+        say(app, game_update(3, game, None))
+        await pilot.pause()
+        assert "You are watching: Bob, who is away, is to draw." in screen_text(app)
 
 
 async def test_chat_at_a_waiting_table_from_the_lobby() -> None:
