@@ -722,12 +722,9 @@ class RummyApp(App[None]):
 
     @on(RejoinRequested)
     def _rejoin(self) -> None:
-        token = self.remembered_token()
-        if token is None:  # forgotten meanwhile (the table is gone): the lobby says so
-            self.session.held = None
-            self._show_lobby()
-            return
-        self.send(Rejoin, token=token)
+        token = self.remembered_token()  # kept while a chair is held (forgetting it clears ``held``)
+        if token is not None:
+            self.send(Rejoin, token=token)
 
     @on(WatchRequested)
     def _watch(self, request: WatchRequested) -> None:
