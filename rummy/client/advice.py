@@ -150,10 +150,11 @@ def prompt(
         back = " b for the lobby," if lobby else ""
         return Content(f"The game is over: a for another game,{back} q to quit.")
     current = text.plain(seats.who(view.current), "bold")
-    away = ", who is away," if seats.away(view.current) else ""
+    away = ", who is away" if seats.away(view.current) else ""
     if view.seat is None:
+        verb = f"{away}, is" if away else " is"
         return Content.assemble(
-            "You are watching: ", current, away, f" is {turn_part(view)}. b returns to the lobby."
+            "You are watching: ", current, verb, f" {turn_part(view)}. b returns to the lobby."
         )
     if view.phase == "deal_over":
         return Content("The deal is over: n when you are ready for the next deal; r shows the scores.")
@@ -161,7 +162,7 @@ def prompt(
         return Content.assemble(
             "Waiting for ",
             current,
-            away.rstrip(","),
+            away,
             f" ({turn_part(view)}). You can sort (o), reorder (<, >) and chat (c).",
         )
     h = hints(view)
