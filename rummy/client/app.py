@@ -93,7 +93,7 @@ from .model import SeatInfo, Seats, TurnTimer
 from .screens.modals import MIN_HEIGHT, MIN_WIDTH, ConfirmScreen, NoticeScreen, TooSmallScreen
 from .screens.table import TableScreen
 from .session import Session
-from .state import LOCAL, HandMemory, SeatLock, SeatToken, StateStore, save_record, seat_key
+from .state import LOCAL, HandMemory, SeatLock, SeatToken, StateStore, save_record, seat_key, shell_path
 from .widgets.status import ConnectionBanner
 from .widgets.table.faces import Look
 
@@ -812,11 +812,16 @@ class RummyApp(App[None]):
         except OSError as error:
             self.notify(f"The game could not be saved: {error.strerror or error}", severity="error")
             return
-        self.notify(
-            f"Saved to {path}. Watch it with: rummy-client --replay {path}", title="Game saved", timeout=10
+        # A dialog, not a toast: it stays until closed, so the path can be copied, and it
+        # is wide enough for the path on a line of its own (a toast cut it mid-word).
+        shown = shell_path(path)
+        self.push_screen(
+            NoticeScreen(
+                "Game saved",
+                f"It is in {shown}\n\nWatch it again with:\nrummy-client --replay {shown}",
+                "Close",
+            )
         )
-
-    # --- the terminal's size, quitting, the command palette ---------------------------------
 
     # --- the terminal's size, quitting ---------------------------------------------------------
 

@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shlex
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -246,3 +247,15 @@ def save_record(directory: Path, server: str, record: GameRecordWire) -> Path:
         f.write(encode_record_file(record))
     os.replace(tmp, path)
     return path
+
+
+def shell_path(path: Path, home: Path | None = None) -> str:
+    """``path`` as a player types it after ``rummy-client --replay``: under the home
+    directory it starts with ``~/`` (shorter, so it fits a line of the screen), and the
+    rest is quoted only where a shell needs it (a folder with spaces in its name)."""
+    home = Path.home() if home is None else home
+    try:
+        inside = path.relative_to(home)
+    except ValueError:
+        return shlex.quote(str(path))
+    return "~/" + shlex.quote(str(inside))

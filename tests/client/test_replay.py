@@ -17,9 +17,10 @@ from rummy.client.messages import LeaveTable, OpenHistory, ReplayRequested
 from rummy.client.replay import Replay
 from rummy.client.screens.history import HistoryScreen, when_words
 from rummy.client.screens.lobby import LobbyScreen
+from rummy.client.screens.modals import NoticeScreen
 from rummy.client.screens.replay import ReplayScreen
 from rummy.client.screens.results import DealEndScreen, GameEndScreen
-from rummy.client.state import StateStore
+from rummy.client.state import StateStore, shell_path
 from rummy.engine import SEAT_NAMES, DealResult, TeamScore, card_text
 from rummy.protocol import (
     Error,
@@ -355,6 +356,14 @@ async def test_a_game_from_the_history_opens_its_replay_and_can_be_saved(utc: No
         saved = next((state_dir / "replays").glob("*.json"))
         assert saved.name == f"example.org-7325-game-{rec.game_id}.json"
         assert decode_record(saved.read_bytes()) == rec
+        # It says where, in a dialog that stays until closed (a toast went in 10 s and
+        # cut the path mid-word), with the command that plays it back, ready to copy.
+        await eventually(lambda: isinstance(app.screen, NoticeScreen), pause=pilot.pause)
+        notice = app.screen
+        assert isinstance(notice, NoticeScreen) and "Game saved" in screen_text(app)
+        assert f"rummy-client --replay {shell_path(saved)}" in notice.text  # (the test's path wraps)
+        await pilot.press("enter")
+        assert isinstance(app.screen, ReplayScreen)
         await pilot.press("escape")
         assert isinstance(app.screen, HistoryScreen)
 
@@ -459,6 +468,18 @@ def test_the_state_store_saves_records_beside_the_seat_tokens(state_dir: Path) -
 
     path = save_record(StateStore().directory, "local", record())
     assert path.parent == state_dir / "replays" and decode_record(path.read_bytes()) == record()
+
+
+def test_a_saved_file_is_named_as_a_shell_takes_it() -> None:
+    """The path shown after saving is typed after ``--replay``: ``~/`` for the home
+    directory (short enough for a line at 80 columns), quoted where it has spaces."""
+    home = Path("/home/ann")
+    assert shell_path(home / ".local/share/persian-rummy/replays/x.json", home) == (
+        "~/.local/share/persian-rummy/replays/x.json"
+    )
+    spaced = home / "Library/Application Support/r.json"
+    assert shell_path(spaced, home) == "~/'Library/Application Support/r.json'"
+    assert shell_path(Path("/srv/my games/r.json"), home) == "'/srv/my games/r.json'"
 
 
 async def test_a_client_run_by_a_door_saves_no_file(state_dir: Path) -> None:
