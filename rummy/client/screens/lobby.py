@@ -154,12 +154,11 @@ class LobbyScreen(Screen[None]):
         Binding("s", "sit", "Sit"),
         Binding("w", "watch", "Watch"),
         # The line of keys offers b only while a chair is free and g only once all four
-        # are filled; at other times the same key still says why not (g: the server).
+        # are filled (``offers``); at other times the same key still says why not (g: the
+        # server).
         Binding("b", "add_bot", "Add bot"),
-        Binding("b", "no_free_chair", "Add bot", show=False),
         Binding("x", "remove_bot", "Remove bot", show=False),
         Binding("g", "start", "Start"),
-        Binding("g", "start_early", "Start", show=False),
         Binding("o", "open_table", "Open table"),
         Binding("l", "leave", "Leave"),
         Binding("c", "chat", "Chat"),
@@ -269,7 +268,9 @@ class LobbyScreen(Screen[None]):
             grid.move_cursor(row=sorted(session.tables).index(selected))
         self.mine.update(self._mine_content())
         applicable = tuple(
-            b.action for b in self.BINDINGS if isinstance(b, Binding) and self.check_action(b.action, ())
+            b.action
+            for b in self.BINDINGS
+            if isinstance(b, Binding) and self.check_action(b.action, ()) and self.offers(b.action)
         )
         if applicable != self._applicable:  # the footer redraws only when they change
             self._applicable = applicable
@@ -376,16 +377,21 @@ class LobbyScreen(Screen[None]):
         at_table = session.at_table
         if action in ("new_table", "sit", "watch"):
             return not at_table and (action == "new_table" or bool(session.tables))
-        if action in ("add_bot", "no_free_chair"):
-            return session.creator and bool(self._free_chairs()) == (action == "add_bot")
-        if action in ("start", "start_early"):
-            return session.creator and (not self._free_chairs()) == (action == "start")
-        if action == "remove_bot":
+        if action in ("add_bot", "remove_bot", "start"):
             return session.creator
         if action == "open_table":
             return at_table and session.table is not None and session.table.status != "waiting"
         if action in ("leave", "chat"):
             return at_table
+        return True
+
+    def offers(self, action: str) -> bool:
+        """Whether the line of keys shows an action that applies now: b while a chair
+        is free, g once all four are filled."""
+        if action == "add_bot":
+            return bool(self._free_chairs())
+        if action == "start":
+            return not self._free_chairs()
         return True
 
     @work(exclusive=True, group="lobby-dialog")
@@ -439,7 +445,9 @@ class LobbyScreen(Screen[None]):
     async def action_add_bot(self) -> None:
         """Seat a bot in the first free chair, at the level the creator picks."""
         if not self._free_for_bot():
-            self.action_no_free_chair()
+            info = self.session.table
+            bots = info is not None and any(c.bot for c in info.chairs)
+            self.notify("Every chair is taken" + (": x removes a bot." if bots else "."), severity="warning")
             return
         levels = [level for _, level in BOT_LEVEL_CHOICES]
         chooser = ChooseScreen[BotLevel](
@@ -452,11 +460,6 @@ class LobbyScreen(Screen[None]):
         self.bot_level = level
         self._bots_asked.add(free[0])
         self.post_message(BotRequested(free[0], add=True, level=level))
-
-    def action_no_free_chair(self) -> None:
-        info = self.session.table
-        bots = info is not None and any(c.bot for c in info.chairs)
-        self.notify("Every chair is taken" + (": x removes a bot." if bots else "."), severity="warning")
 
     def _free_chairs(self) -> list[int]:
         info = self.session.table
@@ -475,11 +478,8 @@ class LobbyScreen(Screen[None]):
         self.post_message(BotRequested(bots[-1], add=False))
 
     def action_start(self) -> None:
+        """Asked even with a chair free: the server's refusal says why."""
         self.post_message(StartRequested())
-
-    def action_start_early(self) -> None:
-        """g with a chair free: asked all the same, the server's refusal says why."""
-        self.action_start()
 
     def action_open_table(self) -> None:
         self.post_message(OpenTable())

@@ -100,10 +100,9 @@ class TableScreen(Screen[None]):
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ScreenActions}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "draw", "Draw"),
+        # With no card of the pile usable the line of keys does not offer t (``offers``),
+        # but t and the palette's "Take" still say why, rather than doing nothing.
         Binding("t", "take", "Take"),
-        # With no card of the pile usable the line of keys does not offer t, but t (and
-        # the palette's "Take") still says why, rather than doing nothing.
-        Binding("t", "why_no_take", "Take", show=False),
         Binding("m", "meld", "Meld"),
         Binding("l", "lay_off", "Lay off"),
         Binding("d", "discard", "Discard"),
@@ -305,9 +304,9 @@ class TableScreen(Screen[None]):
         if scene is None:
             return
         self.board.show(scene, self.table_name, self._prompt())
-        # The footer is redrawn only when the actions that apply change (it costs a
-        # recompose), not on every view.
-        applicable = tuple(action for action in ACTIONS if self.check_action(action, ()))
+        # The footer is redrawn only when the actions that apply or are offered change
+        # (it costs a recompose), not on every view.
+        applicable = tuple(a for a in ACTIONS if self.check_action(a, ()) and self.offers(a))
         if applicable != self._applicable:
             self._applicable = applicable
             self.refresh_bindings()  # for the command palette
@@ -341,11 +340,10 @@ class TableScreen(Screen[None]):
         view = self.view
         turn = view is not None and view.my_turn
         phase = view.phase if view is not None else None
-        if action in ("draw", "take", "why_no_take"):
-            if action == "draw":
-                return turn and phase == "draw" and view is not None and not may_pass(view.stock_count)
-            drawing = turn and phase == "draw"
-            return drawing and self._pile_usable() == (action == "take")
+        if action == "draw":
+            return turn and phase == "draw" and view is not None and not may_pass(view.stock_count)
+        if action == "take":
+            return turn and phase == "draw"
         if action == "pass_turn":
             return turn and phase == "draw" and view is not None and may_pass(view.stock_count)
         if action in ("meld", "lay_off", "discard"):
@@ -364,6 +362,11 @@ class TableScreen(Screen[None]):
             return view is not None and bool(view.hand)
         return True
 
+    def offers(self, action: str) -> bool:
+        """Whether the line of keys shows an action that applies now: t only when some
+        card of the pile can be used (R4.1)."""
+        return action != "take" or self._pile_usable()
+
     # --- the actions of a turn -----------------------------------------------------------
 
     def _play(self, move: Move) -> None:
@@ -377,10 +380,7 @@ class TableScreen(Screen[None]):
         self._play(Pass())
 
     def action_take(self) -> None:
-        self._take(self.pile.cursor)
-
-    def action_why_no_take(self) -> None:
-        """t when no card of the pile can be used: taking explains why (R4.1)."""
+        """Take at the marked card; with no card usable, taking explains why (R4.1)."""
         self._take(self.pile.cursor)
 
     def _pile_usable(self) -> bool:
@@ -395,7 +395,7 @@ class TableScreen(Screen[None]):
 
     @on(DiscardPileView.TakeRequested)
     def _take_requested(self, event: DiscardPileView.TakeRequested) -> None:
-        if self.check_action("take", ()) or self.check_action("why_no_take", ()):
+        if self.check_action("take", ()):
             self._take(event.index)
 
     @work(exclusive=True, group="choose")

@@ -4,7 +4,10 @@ One line of text, never wider than the terminal: when the keys do not all fit,
 the last ones before help and quit make way, so "? Help" and "q Quit" always
 show. It reads the screen's own bindings and ``check_action``, so the keys, the
 command palette and the footer always agree; a click on a key runs its action.
-A screen with a ``key_words`` dict (action: words) words its keys for the moment.
+A screen with a ``key_words`` dict (action: words) words its keys for the moment,
+and one with an ``offers(action)`` method leaves out a key that applies but is not
+worth offering now (t with no card of the pile usable): the key still works and
+says why, and the palette still lists it.
 Drawing it is one line of text, so it can follow every change of the game.
 """
 
@@ -42,6 +45,9 @@ class KeyBar(Widget):
             # With its parameters: a dialog may offer one choice and not another of one action.
             _, name, parameters = parse(action)
             if screen.check_action(name, parameters) is False:
+                continue
+            offers = getattr(screen, "offers", None)
+            if offers is not None and not offers(name):
                 continue
             # One key of several bound together ("escape,enter"): the first is the one to say.
             first = replace(binding, key=binding.key.split(",")[0])
