@@ -382,8 +382,21 @@ async def test_hints_mark_what_can_be_played() -> None:
         await pilot.press("h")
         assert hand.hints == set(cards("7h 8h 9h Ad"))
         assert "•" in screen_text(app)
+        assert "h Hide hints" in screen_text(app)  # the key says what it does now
         await pilot.press("h")
         assert hand.hints == set()
+        assert "h Hints" in screen_text(app) and "Hide hints" not in screen_text(app)
+
+
+async def test_hiding_the_hints_says_so() -> None:
+    """Hints stay on from turn to turn; h with them on hides them and says so, so a
+    player who pressed h to ask is not left with nothing happening."""
+    messages: list[str] = []
+    app = TableHarness(meld_position("7h 2c Qs"), bots=False)
+    async with app.run_test(notifications=True) as pilot:
+        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+        await pilot.press("h", "h")
+        assert messages[-1] == "Hints are off: h shows them again."
 
 
 async def test_hints_with_nothing_to_mark_say_what_is_left_to_do() -> None:

@@ -58,7 +58,7 @@ Four of a kind laid down at once count double.
 ## Tips
 
 - Press **h** for hints: the cards, pile cards and melds you could play now are
-  marked with a dot.
+  marked with a dot, turn after turn, until **h** hides them again.
 - Your cards keep their places (and their numbers) until you sort (**o**) or
   move one (**<** and **>**); a new card goes to the right end, marked *new*.
 - The line above your hand always says what you can do now.

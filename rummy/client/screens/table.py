@@ -141,6 +141,7 @@ class TableScreen(Screen[None]):
         self.recent = Recent()
         self.offline = False
         self.show_hints = False
+        self.key_words: dict[str, str] = {}  # action: the words its key says now (KeyBar)
         self._ticker: Timer | None = None
         self._applicable: tuple[str, ...] = ()
         self._pile_usable_in: tuple[PlayerView, bool] | None = None
@@ -549,12 +550,20 @@ class TableScreen(Screen[None]):
         return "Nothing to meld or lay off now: d discards a card and ends the turn."
 
     def action_hint(self) -> None:
+        """h shows the hints, and they stay on from turn to turn; h again hides them.
+        The key says which it does, and hiding says so: else a player pressing h to ask
+        sees nothing happen."""
         self.show_hints = not self.show_hints
         if self.show_hints:
+            self.key_words["hint"] = "Hide hints"
             h = advice.hints(self.view) if self.view is not None else advice.Hints()
             if not (h.hand or h.pile or h.melds):
                 self.notify(self._nothing_to_play(), title="Hints")
+        else:
+            self.key_words.pop("hint", None)
+            self.notify("Hints are off: h shows them again.", timeout=3)
         self._draw()
+        self.keybar.refresh()
 
     def action_sort(self) -> None:
         mode = self.hand.toggle_sort()
