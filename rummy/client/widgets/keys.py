@@ -2,8 +2,8 @@
 
 One line of text, never wider than the terminal: when the keys do not all fit,
 the last ones before help and quit make way, so "? Help" and "q Quit" always
-show. It reads the screen's own bindings and ``check_action``, so the keys, the
-command palette and the footer always agree; a click on a key runs its action.
+show. It reads the screen's own bindings and ``check_action``, so the keys and the
+command palette agree on what applies; a click on a key runs its action.
 A screen with a ``key_words`` dict (action: words) words its keys for the moment,
 and one with an ``offers(action)`` method leaves out a key that applies but is not
 worth offering now (t with no card of the pile usable): the key still works and
