@@ -113,8 +113,8 @@ class ChooseScreen(Dialog[T | None], Generic[T]):
 
 
 class NoticeScreen(Dialog[None]):
-    """Something the player must read before going on (a chair taken over); enter,
-    escape or the button closes it."""
+    """Something the player must read, or copy, before going on (a chair taken over,
+    where a game was saved); enter, escape or the button closes it."""
 
     AUTO_FOCUS = "#close"
 
