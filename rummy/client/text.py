@@ -30,11 +30,15 @@ def clean(text: str, limit: int = 200) -> str:
 
 def plain(text: str, style: str = "", limit: int = 200, width: int = 0) -> Content:
     """Player-supplied text as literal content: markup in it does nothing. With
-    ``width``, cut to it and padded to it (after cleaning, which trims spaces)."""
-    shown = clean(text, limit)
-    if width:
-        shown = shown[:width].ljust(width)
-    return Content.styled(shown, style)
+    ``width``, cut to that many columns and padded to it (after cleaning, which trims
+    spaces): a name in Chinese or with emoji takes two columns a character."""
+    shown = Content.styled(clean(text, limit), style)
+    return shown.truncate(width, pad=True) if width else shown
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` columns of the terminal (not characters)."""
+    return Content(text).truncate(width).plain.rstrip()
 
 
 def team_name(team: int, ascii: bool = False) -> str:

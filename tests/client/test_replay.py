@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
@@ -22,6 +23,7 @@ from rummy.client.screens.replay import ReplayScreen
 from rummy.client.screens.results import DealEndScreen, GameEndScreen
 from rummy.client.state import StateStore, shell_path
 from rummy.engine import SEAT_NAMES, DealResult, TeamScore, card_text
+from rummy.engine.positions import cards
 from rummy.protocol import (
     Error,
     GameSummary,
@@ -555,3 +557,25 @@ async def test_the_local_game_names_no_lobby_at_its_end() -> None:
         await pilot.press("w")
         await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
         assert "The game is over: a for another game, q to quit." in screen_text(app)
+
+
+def test_names_in_wide_characters_keep_the_columns() -> None:
+    """A name in Chinese, or with emoji, takes two columns a character: names are cut
+    by columns, not characters, so the deal's hands stay in line and each team's total
+    still shows in the history (a name cut to 14 characters took 28 columns)."""
+    from rummy.client.model import SeatInfo, Seats
+    from rummy.client.screens.history import team_text
+    from rummy.client.screens.results import deal_breakdown
+
+    wide = "张伟张伟张伟张伟张伟"
+    seats = Seats((SeatInfo(wide), SeatInfo("Bob"), SeatInfo("李🙂李🙂李🙂李🙂"), SeatInfo("Dee")), me=0)
+    hands = (tuple(cards("7h 8h")), (), tuple(cards("Ks")), ())
+    result = DealResult(1, "passes", None, hands, (TeamScore(30, 0, -15, 0), TeamScore(50, 0, -10, 0)))
+    lines = deal_breakdown(result, seats, (0, 0), ascii=False).plain.splitlines()
+    rows = [line for line in lines if line.strip().startswith(SEAT_NAMES)]
+    assert len(rows) == 4
+    columns = {cell_len(row.split("N–S")[0].split("E–W")[0]) for row in rows}  # where the team starts
+    assert len(columns) == 1
+    summary_row = summary(3, True, (wide, "Bob", wide, "Dee"), (143, 97))
+    shown = team_text(summary_row, 0, name_width=8)
+    assert shown.plain.endswith(" 143") and cell_len(shown.plain) <= 8 + 3 + 8 + 4

@@ -55,9 +55,9 @@ def column_widths(width: int) -> tuple[int, int, int]:
 
 def team_text(game: GameSummary, team: int, name_width: int = 8) -> Text:
     """The two partners of ``team`` (R2.1) and their total; the
-    winners' in bold (R8). Each name is cut to ``name_width``."""
+    winners' in bold (R8). Each name is cut to ``name_width`` columns."""
     names = {p.seat: p.name for p in game.players}
-    pair = " & ".join(text.clean(names.get(seat, "?"), 24)[:name_width] for seat in team_seats(team))
+    pair = " & ".join(text.cut(text.clean(names.get(seat, "?"), 24), name_width) for seat in team_seats(team))
     style = "bold" if game.winner == team else ""
     out = Text(pair, style)
     out.append(f" {game.totals[team]}", style or "dim")

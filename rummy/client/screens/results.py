@@ -37,7 +37,7 @@ def tally_lines(tally: Sequence[TallyLine]) -> list[Content]:
         return []
     lines = [Content.styled(f"At this table, {games} games", "bold underline")]
     for line in tally:
-        pair = " & ".join(text.clean(name, 24)[:12] for name in line.players)
+        pair = " & ".join(text.cut(text.clean(name, 24), 12) for name in line.players)
         record = f"won {line.won}" + (f", tied {line.tied}" if line.tied else "") + f" of {line.games}"
         lines.append(Content.assemble(text.plain(pair, width=27), f"{record:<20}{line.points:>6} points"))
     return lines
