@@ -118,6 +118,19 @@ async def test_markup_and_escape_codes_from_players_do_nothing() -> None:
             assert "red" not in str(span.style) and "link" not in str(span.style)
 
 
+async def test_the_lobby_title_says_where_however_long_the_name() -> None:
+    """The title names the player and the server; a name of 24 wide characters (48
+    columns) is cut so that the server's address still shows at 80 columns."""
+    wide = "张伟" * 12
+    app, _ = offline_app(player_name=wide)
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Lobby(tables=[]))
+        await pilot.pause()
+        title = screen_text(app).splitlines()[0]
+        assert title.startswith(" Persian Rummy lobby  you are 张伟张伟")
+        assert title.rstrip().endswith("at example.org:7325")
+
+
 async def test_the_lobby_hint_follows_the_tables_as_they_come() -> None:
     """An empty lobby invites a new table; once someone creates one, it says how to sit."""
     app, _ = offline_app()

@@ -229,7 +229,10 @@ class LobbyScreen(Screen[None]):
     def _show_title(self) -> None:
         parts: list[Content | str] = [Content.styled("Persian Rummy lobby", "bold")]
         if self.player_name:
-            parts += ["  you are ", text.plain(_name(self.player_name, self.ascii), "bold")]
+            # At most 24 columns (a name's 24 characters may take 48): the address after
+            # it must still fit in 80.
+            name = text.cut(_name(self.player_name, self.ascii), 24)
+            parts += ["  you are ", text.plain(name, "bold")]
         if self.address:
             parts.append(f" at {self.address}")
         self.title_line.update(Content.assemble(*parts))
