@@ -52,6 +52,7 @@ from rummy.protocol import (
 )
 from tests.client.conftest import screen_text
 from tests.client.fakes import advance_to, game_update, offline_app, say, table_info
+from tests.support import eventually
 
 NASTY = "[b]Eve[/b]\x1b[31m\x07"  # the escape sequence and the bell are dropped whole
 
@@ -129,6 +130,26 @@ async def test_the_lobby_title_says_where_however_long_the_name() -> None:
         title = screen_text(app).splitlines()[0]
         assert title.startswith(" Persian Rummy lobby  you are 张伟张伟")
         assert title.rstrip().endswith("at example.org:7325")
+
+
+async def test_quitting_a_servers_game_says_the_seat_is_kept() -> None:
+    """q mid-game at a server's table asks first, and says the seat is held for a
+    player who comes back the same way (the local game's words are its own)."""
+    app, _ = offline_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        names = ("Ann", "Bob", "Cy", "Di")
+        say(app, Welcome(id=1, version=1, name="Ann", server="s", max_frame=1, table_id=1, chair=0))
+        say(app, Table(table=table_info(1, "Friday", names, status="playing", seats=(0, 1, 2, 3))))
+        say(app, game_update(1, Game(5, seating="chosen"), 0))
+        await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
+        await pilot.press("q")
+        await eventually(lambda: isinstance(app.screen, ConfirmScreen), pause=pilot.pause)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question == (
+            "Quit during the game? Your seat is kept for you: come back the same way to take it up again."
+        )
+        await pilot.press("n")
+        assert isinstance(app.screen, TableScreen) and app.return_code is None
 
 
 async def test_the_lobby_hint_follows_the_tables_as_they_come() -> None:

@@ -41,17 +41,21 @@ async def at_the_table(pilot, app: RummyApp) -> TableScreen:  # type: ignore[no-
     return app.screen
 
 
-async def quit_the_game(pilot, app: RummyApp) -> None:  # type: ignore[no-untyped-def]
+async def quit_the_game(pilot, app: RummyApp) -> str:  # type: ignore[no-untyped-def]
     """Quit as a player does: q at the table (ctrl+q over a deal's results), then yes
     when asked. The table asks from a worker, so the question is waited for before
     answering (a "y" pressed before it is up goes to the table), and so is the app's
-    exit; a game already over quits at once."""
+    exit; a game already over quits at once. Returns the question ("" if none)."""
     await pilot.press("q" if isinstance(app.screen, TableScreen) else "ctrl+q")
     asked = lambda: "Quit during the game?" in screen_text(app)  # noqa: E731
     await eventually(lambda: asked() or app.return_code is not None, pause=pilot.pause)
+    question = ""
     if app.return_code is None:
+        assert isinstance(app.screen, ConfirmScreen)
+        question = app.screen.question
         await pilot.press("y")
     await eventually(lambda: app.return_code is not None, pause=pilot.pause)
+    return question
 
 
 async def test_the_local_game_opens_with_seven_cards_and_plays() -> None:
@@ -108,7 +112,10 @@ async def test_a_restarted_client_is_back_at_its_game() -> None:
         await pilot.press("home", "shift+right", "end", "shift+left")  # the player's own order
         order = table.hand.order
         table_id = first.session.table_id
-        await quit_the_game(pilot, first)
+        # It says how to come back: the game against bots waits here (it said "rummy-
+        # client or ssh", and ssh is no way back to it).
+        question = await quit_the_game(pilot, first)
+        assert question.endswith("The game waits: start rummy-client again to play on from here.")
     second = RummyApp(player_name="Ann", local=True, server_options=FAST)
     async with second.run_test() as pilot:
         await eventually(lambda: hand_drawn(second), pause=pilot.pause)

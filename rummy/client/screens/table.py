@@ -683,13 +683,15 @@ class TableScreen(Screen[None]):
     async def action_quit(self) -> None:
         view = self.view
         if view is not None and view.seat is not None and view.phase != "game_over":
+            # The game against bots waits on this machine; a server's game goes on,
+            # with the seat held for whoever comes back by the same door.
+            kept = (
+                "Your seat is kept for you: come back the same way to take it up again."
+                if self.app_has_lobby
+                else "The game waits: start rummy-client again to play on from here."
+            )
             sure = await self.app.push_screen_wait(
-                ConfirmScreen(
-                    "Quit during the game? Your seat is kept for you:"
-                    " come back the same way (rummy-client or ssh) to take it up again.",
-                    "Quit",
-                    "Stay",
-                )
+                ConfirmScreen(f"Quit during the game? {kept}", "Quit", "Stay")
             )
             if not sure:
                 return
