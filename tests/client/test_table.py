@@ -531,7 +531,7 @@ async def test_quit_during_a_game_asks_first() -> None:
     async with app.run_test() as pilot:
         await pilot.press("q")
         assert isinstance(app.screen, ConfirmScreen)
-        assert "Your seat is kept for you" in screen_text(app)
+        assert "The game waits: start rummy-client again" in screen_text(app)  # no lobby: as locally
         await pilot.press("n")
         assert isinstance(app.screen, TableScreen)
         await pilot.press("q", "y")
