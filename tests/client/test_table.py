@@ -95,6 +95,19 @@ async def test_draw_from_the_stock_with_s() -> None:
         assert "m melds the selected cards" in screen_text(app)
 
 
+async def test_the_cursor_goes_to_the_card_just_drawn() -> None:
+    """After a draw the cursor is on the new card, so d alone discards it (the
+    commonest play with a card of no use); it stayed put, and d threw away card 1."""
+    app = TableHarness()
+    async with app.run_test() as pilot:
+        hand = hand_of(app)
+        await pilot.press("s")
+        drawn = app.game.hands[0][-1]
+        assert hand.current_card == drawn
+        await pilot.press("d")
+        assert app.sent[-1] == Discard(drawn)
+
+
 async def test_a_drawn_card_goes_to_the_right_end_marked_new_and_no_number_moves() -> None:
     """The numbers under the cards never change by themselves: the drawn card is put
     at the right end (marked new), not sorted in; the player discards it by its number."""

@@ -60,7 +60,8 @@ Four of a kind laid down at once count double.
 - Press **h** for hints: the cards, pile cards and melds you could play now are
   marked with a dot, turn after turn, until **h** hides them again.
 - Your cards keep their places (and their numbers) until you sort (**o**) or
-  move one (**<** and **>**); a new card goes to the right end, marked *new*.
+  move one (**<** and **>**); a new card goes to the right end, marked *new*,
+  with the cursor on it.
 - The line above your hand always says what you can do now.
 - The rule book (the next page) settles every question.
 """

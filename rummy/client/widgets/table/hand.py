@@ -112,6 +112,7 @@ class HandView(Widget, can_focus=True):
         by suit."""
         held = set(cards)
         kept = [] if new_deal else [c for c in self.order if c in held]
+        new: list[Card] = []
         if not kept:
             base = [c for c in remembered if c in held]
             rest = sort_cards((c for c in cards if c not in set(base)), self.sort_mode)
@@ -124,7 +125,13 @@ class HandView(Widget, can_focus=True):
         self.fresh = fresh if keep_fresh else frozenset()
         self.selected = frozenset(c for c in self.selected if c in held)
         self.order = tuple(order)
-        self.cursor = min(self.cursor, max(0, len(order) - 1))
+        if kept and new and keep_fresh:
+            # A card just drawn or taken: the cursor goes to it, so the player sees it
+            # and d discards it, the commonest play with a card of no use (it stayed
+            # where it was, and d threw away whatever card that was).
+            self.cursor = len(kept)
+        else:
+            self.cursor = min(self.cursor, max(0, len(order) - 1))
         if self.order != before:
             self.post_message(self.Reordered(self, self.order))
         self.post_message(self.Changed(self))
