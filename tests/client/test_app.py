@@ -152,6 +152,18 @@ async def test_quitting_a_servers_game_says_the_seat_is_kept() -> None:
         assert isinstance(app.screen, TableScreen) and app.return_code is None
 
 
+async def test_four_people_at_a_table_are_told_nothing_of_bots() -> None:
+    """With four people and no bot the creator's line says g starts; x (remove a bot)
+    is not offered where no bot sits."""
+    app, _ = offline_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
+        say(app, Table(table=table_info(7, "Mine", ("Ann", "Bob", "Cy", "Dee"), creator=0)))
+        await pilot.pause()
+        assert "All four chairs are filled: g starts the game." in screen_text(app)
+        assert "x removes" not in screen_text(app)
+
+
 async def test_the_lobby_hint_follows_the_tables_as_they_come() -> None:
     """An empty lobby invites a new table; once someone creates one, it says how to sit."""
     app, _ = offline_app()
@@ -223,7 +235,7 @@ async def test_the_creator_seats_bots_and_starts() -> None:
         say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
         say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None), creator=0)))
         await pilot.pause()
-        assert "b seats a bot" in screen_text(app)
+        assert "b seats a bot, g starts once" in screen_text(app)  # no bot yet: no word of x
         # b asks for the level: enter takes the one offered (normal at first, then the
         # last chosen); twice before the table changes seats bots in two chairs.
         await pilot.press("b")
@@ -246,6 +258,7 @@ async def test_the_creator_seats_bots_and_starts() -> None:
         await pilot.pause()
         keys = screen_text(app).splitlines()[-1]
         assert "g Start" in keys and "b Add bot" not in keys  # all four chairs are filled
+        assert "(x removes a bot)" in screen_text(app)
         told: list[str] = []
         app.screen.notify = lambda message, **kw: told.append(message)  # type: ignore[method-assign]
         await pilot.press("b")  # says why, asks nothing

@@ -348,12 +348,13 @@ class LobbyScreen(Screen[None]):
         if session.watching:
             lines.append(Content("You are watching: o opens the table, l leaves."))
         elif info.status == "waiting":
+            bots = any(c.bot for c in info.chairs)  # x is worth saying only with a bot there
             if session.creator and all(c.name is not None for c in info.chairs):
-                lines.append(Content("All four chairs are filled: g starts the game (x removes a bot)."))
+                x = " (x removes a bot)" if bots else ""
+                lines.append(Content(f"All four chairs are filled: g starts the game{x}."))
             elif session.creator:
-                lines.append(
-                    Content("b seats a bot, x removes one, g starts once all four chairs are filled.")
-                )
+                x = ", x removes one" if bots else ""
+                lines.append(Content(f"b seats a bot{x}, g starts once all four chairs are filled."))
             else:
                 lines.append(Content("Waiting for the creator to start. l leaves the table."))
         else:
