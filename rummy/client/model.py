@@ -85,6 +85,11 @@ class Seats:
         info = self.seats[seat] if 0 <= seat < len(self.seats) else None
         return info is not None and not info.bot and not info.present
 
+    def ready(self, seat: int) -> bool:
+        """The seat's player asked to go on: the next deal, or another game."""
+        info = self.seats[seat] if 0 <= seat < len(self.seats) else None
+        return info is not None and info.ready
+
     def who(self, seat: int) -> str:
         """'you' for our own seat, else the name: for sentences in the log."""
         return "You" if seat == self.me else self.name(seat)

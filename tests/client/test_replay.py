@@ -39,7 +39,7 @@ from rummy.protocol import errors as codes
 from tests.client.conftest import screen_text
 from tests.client.fakes import offline_app, say
 from tests.client.harness import TableHarness
-from tests.client.test_table import meld_position
+from tests.client.test_table import meld_position, panel
 from tests.support import eventually
 
 RECORDS = Path(__file__).parents[1] / "fixtures" / "records"
@@ -454,6 +454,29 @@ async def test_escape_closes_the_game_end_and_leaves_the_finished_table() -> Non
         await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
         await eventually(lambda: "The game is over" in screen_text(app), pause=pilot.pause)
         assert app.is_running  # escape did not quit
+
+
+async def test_the_game_end_says_who_wants_another_game() -> None:
+    """Another game starts when all four ask (a): the game's end says who has so far,
+    as the table tells it, and each such seat's panel says so once it is closed."""
+    from dataclasses import replace
+
+    app = game_end_harness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        assert "Another game starts when all four want one (a)." in screen_text(app)
+        seats = app.table.seats
+        wanting = tuple(
+            replace(info, ready=True) if info is not None and seat in (0, 1) else info
+            for seat, info in enumerate(seats.seats)
+        )
+        app.table.set_seats(replace(seats, seats=wanting))  # the table says: South and West asked
+        west = seats.name(1)
+        await eventually(lambda: f"so far: you, {west}." in screen_text(app), pause=pilot.pause)
+        await pilot.press("escape")
+        await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        assert "wants another game" in panel(app, "west") and "wants another game" not in panel(app, "north")
 
 
 async def test_the_first_game_end_has_no_tally_yet() -> None:

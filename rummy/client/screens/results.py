@@ -214,6 +214,23 @@ class GameEndScreen(Dialog[GameChoice]):
                 if self.can_replay:
                     yield Button("Watch again (w)", id="replay", compact=True)
                 yield Button("Quit (q)", id="quit", compact=True)
+            yield Static(self.again_note(), id="again-note", classes="dim")
+
+    def again_note(self) -> Content:
+        """Who wants another game so far: it starts when all four do (the server's
+        rule; a bot always does), so a player sees whom the table waits for."""
+        seats = self.seats
+        wanting = ["you" if seat == seats.me else seats.name(seat) for seat in range(4) if seats.ready(seat)]
+        head = "Another game starts when all four want one (a)"
+        if not wanting:
+            return Content(f"{head}.")
+        return Content.assemble(f"{head}; so far: ", text.plain(", ".join(wanting)), ".")
+
+    def seats_changed(self, seats: Seats) -> None:
+        """Someone asked for another game (or left) while this was open."""
+        self.seats = seats
+        for note in self.query("#again-note").results(Static):
+            note.update(self.again_note())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("lobby",):

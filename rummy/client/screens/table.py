@@ -242,6 +242,9 @@ class TableScreen(Screen[None]):
 
     def set_seats(self, seats: Seats) -> None:
         self.seats = self._plain(seats)
+        for screen in self.app.screen_stack:
+            if isinstance(screen, GameEndScreen):
+                screen.seats_changed(self.seats)
         self._draw()
 
     def _plain(self, seats: Seats) -> Seats:

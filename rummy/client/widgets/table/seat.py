@@ -155,6 +155,8 @@ class SeatPanel(Widget):
             status = Content.assemble((turn_part(view), "bold"), (f"  {clock}" if clock else "", "bold"))
         elif view.phase == "deal_over" and info is not None and info.ready:
             status = Content.styled("ready for the next deal", "bold")
+        elif view.phase == "game_over" and info is not None and info.ready:
+            status = Content.styled("wants another game", "bold")  # (a bot always does)
         else:
             status = last_action(scene, seat)
         if height <= 1:
