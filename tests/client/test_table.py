@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from textual.widgets import Static
+
 from rummy.client.commands import screen_actions
 from rummy.client.messages import HandOrdered, PlayAgainRequested
 from rummy.client.model import TurnTimer
@@ -740,6 +742,28 @@ async def test_a_dialog_shows_its_own_keys_not_the_tables_and_fits_80x24() -> No
         await pilot.click(".dialog-keys", offset=(len(" n Next deal  e"), 0))  # "esc Close"
         await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
         assert app.game.deal == 1
+
+
+async def test_the_deals_end_says_who_is_ready_so_far() -> None:
+    """The next deal starts when all four are ready: the deal's end says who is so far,
+    live, as the table tells it."""
+    from dataclasses import replace
+
+    app = TableHarness(going_out(), bots=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await go_out(pilot, app)
+        assert isinstance(app.screen, DealEndScreen)
+        assert "Deal 2 starts when all four are ready (n), or by itself shortly." in screen_text(app)
+        seats = app.table.seats
+        ready = tuple(
+            replace(info, ready=True) if info is not None and seat == 3 else info
+            for seat, info in enumerate(seats.seats)
+        )
+        app.table.set_seats(replace(seats, seats=ready))  # the table says: East is ready
+        east = seats.name(3)
+        note = app.screen.query_one("#deal-note", Static)
+        await eventually(lambda: str(note.content).endswith(f"shortly; so far: {east}."), pause=pilot.pause)
+        assert "so far:" in screen_text(app)
 
 
 async def test_once_the_next_deal_began_n_only_closes_the_deals_end() -> None:

@@ -29,6 +29,15 @@ def _row(label: str, a: int | str, b: int | str, style: str = "") -> Content:
     return Content.styled(f"{label:<22}{a!s:>8}{b!s:>8}", style)
 
 
+def with_who_asked(sentence: str, seats: Seats) -> Content:
+    """``sentence`` and who has asked to go on so far (ready for the next deal, or for
+    another game), so that a player sees whom the table waits for."""
+    asked = ["you" if seat == seats.me else seats.name(seat) for seat in range(4) if seats.ready(seat)]
+    if not asked:
+        return Content(f"{sentence}.")
+    return Content.assemble(f"{sentence}; so far: ", text.plain(", ".join(asked)), ".")
+
+
 def tally_lines(tally: Sequence[TallyLine]) -> list[Content]:
     """The running tally of the table's games, one line per partnership (empty until a
     second game has ended: the first game's summary says it all)."""
@@ -121,8 +130,17 @@ class DealEndScreen(Dialog[DealChoice]):
                     yield Button("Ready for the next deal (n)", id="next", variant="primary", compact=True)
                 yield Button("Close (esc)", id="close", compact=True)
             if result.deal < 2 and self.live:
-                note = "Deal 2 starts when all four are ready (n), or by itself shortly."
-                yield Static(Content(note), id="deal-note", classes="dim")
+                yield Static(self.deal_note(), id="deal-note", classes="dim")
+
+    def deal_note(self) -> Content:
+        return with_who_asked("Deal 2 starts when all four are ready (n), or by itself shortly", self.seats)
+
+    def seats_changed(self, seats: Seats) -> None:
+        """Someone said ready while this was open (not once the next deal has begun)."""
+        self.seats = seats
+        if self.can_start:
+            for note in self.query("#deal-note").results(Static):
+                note.update(self.deal_note())
 
     def moved_on(self) -> None:
         """The next deal began while this was open: nothing to get ready for any more."""
@@ -217,14 +235,9 @@ class GameEndScreen(Dialog[GameChoice]):
             yield Static(self.again_note(), id="again-note", classes="dim")
 
     def again_note(self) -> Content:
-        """Who wants another game so far: it starts when all four do (the server's
-        rule; a bot always does), so a player sees whom the table waits for."""
-        seats = self.seats
-        wanting = ["you" if seat == seats.me else seats.name(seat) for seat in range(4) if seats.ready(seat)]
-        head = "Another game starts when all four want one (a)"
-        if not wanting:
-            return Content(f"{head}.")
-        return Content.assemble(f"{head}; so far: ", text.plain(", ".join(wanting)), ".")
+        """Another game starts when all four want one (the server's rule; a bot always
+        does)."""
+        return with_who_asked("Another game starts when all four want one (a)", self.seats)
 
     def seats_changed(self, seats: Seats) -> None:
         """Someone asked for another game (or left) while this was open."""

@@ -243,7 +243,7 @@ class TableScreen(Screen[None]):
     def set_seats(self, seats: Seats) -> None:
         self.seats = self._plain(seats)
         for screen in self.app.screen_stack:
-            if isinstance(screen, GameEndScreen):
+            if isinstance(screen, (DealEndScreen, GameEndScreen)):
                 screen.seats_changed(self.seats)
         self._draw()
 
