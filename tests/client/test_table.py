@@ -12,7 +12,7 @@ from itertools import pairwise
 from textual.widgets import Static
 
 from rummy.client.commands import screen_actions
-from rummy.client.messages import HandOrdered, PlayAgainRequested
+from rummy.client.messages import HandOrdered, PlayAgainRequested, ReadyForNextDeal
 from rummy.client.model import TurnTimer
 from rummy.client.screens.help import HOW_TO_PLAY, MARKDOWN_WIDTH, HelpScreen, reflow
 from rummy.client.screens.modals import ChooseScreen, ConfirmScreen
@@ -764,6 +764,23 @@ async def test_the_deals_end_says_who_is_ready_so_far() -> None:
         note = app.screen.query_one("#deal-note", Static)
         await eventually(lambda: str(note.content).endswith(f"shortly; so far: {east}."), pause=pilot.pause)
         assert "so far:" in screen_text(app)
+
+
+async def test_a_spectators_deals_end_hears_that_the_next_deal_began() -> None:
+    """A spectator's deal end (no "ready" for them) says so too when deal 2 begins,
+    rather than still saying it starts when all four are ready."""
+    app = TableHarness(going_out(), bots=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await go_out(pilot, app)
+        shown = app.screen
+        assert isinstance(shown, DealEndScreen)
+        app.pop_screen()
+        watching = DealEndScreen(shown.results, shown.seats, can_start=False)
+        app.push_screen(watching)
+        await pilot.pause()
+        assert "Deal 2 starts when all four are ready" in screen_text(app)
+        app.post_message(ReadyForNextDeal())  # the players went on
+        await eventually(lambda: "Deal 2 has begun" in screen_text(app), pause=pilot.pause)
 
 
 async def test_once_the_next_deal_began_n_only_closes_the_deals_end() -> None:

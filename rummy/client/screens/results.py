@@ -117,6 +117,7 @@ class DealEndScreen(Dialog[DealChoice]):
         self.results = list(results)
         self.seats = seats
         self.can_start = can_start
+        self.begun = False  # the next deal began while this was open
         self.ascii = ascii
         self.live = live
 
@@ -138,13 +139,13 @@ class DealEndScreen(Dialog[DealChoice]):
     def seats_changed(self, seats: Seats) -> None:
         """Someone said ready while this was open (not once the next deal has begun)."""
         self.seats = seats
-        if self.can_start:
+        if not self.begun:
             for note in self.query("#deal-note").results(Static):
                 note.update(self.deal_note())
 
     def moved_on(self) -> None:
         """The next deal began while this was open: nothing to get ready for any more."""
-        self.can_start = False
+        self.can_start, self.begun = False, True
         for button in self.query("#next"):
             button.remove()
         for note in self.query("#deal-note").results(Static):

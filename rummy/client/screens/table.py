@@ -219,7 +219,7 @@ class TableScreen(Screen[None]):
             self._shown_results = len(view.results) - (1 if ended else 0)
         if view.phase in ("draw", "meld"):
             for screen in self.app.screen_stack:
-                if isinstance(screen, DealEndScreen) and screen.can_start:
+                if isinstance(screen, DealEndScreen) and not screen.begun:  # a spectator's too
                     screen.moved_on()
         if self.bell and old is not None and view.my_turn and view.phase == "draw" and not old.my_turn:
             self.app.bell()  # it has just become this player's turn
