@@ -134,7 +134,8 @@ class DealEndScreen(Dialog[DealChoice]):
                 yield Static(self.deal_note(), id="deal-note", classes="dim")
 
     def deal_note(self) -> Content:
-        return with_who_asked("Deal 2 starts when all four are ready (n), or by itself shortly", self.seats)
+        n = " (n)" if self.can_start else ""  # a spectator has no n to press
+        return with_who_asked(f"Deal 2 starts when all four are ready{n}, or by itself shortly", self.seats)
 
     def seats_changed(self, seats: Seats) -> None:
         """Someone said ready while this was open (not once the next deal has begun)."""
