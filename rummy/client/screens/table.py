@@ -648,14 +648,18 @@ class TableScreen(Screen[None]):
             ),
             ("m", "meld the selected cards"),
             ("l", "lay off the selected card (you choose the meld if several fit)"),
-            ("d", "discard the selected card (or the one under the cursor): ends your turn"),
+            (
+                "d",
+                "discard the selected card (or the one under the cursor, at first the card just drawn):"
+                " ends your turn",
+            ),
             ("p", "pass (only with the stock empty)"),
             ("n", "ready for the next deal"),
             ("r", "show the scores of the last deal"),
             ("a", "play again, once the game is over"),
         ]
         other = [
-            ("h", "hints: mark the cards, pile cards and melds you could play"),
+            ("h", "hints: mark the cards, pile cards and melds you could play (again: hide them)"),
             ("o", "sort the hand by suit, or by rank"),
             ("c", "chat (enter sends, escape returns to the hand)"),
             ("b", "leave the table, back to the lobby"),
