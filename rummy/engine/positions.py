@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from .cards import PACK, Card, parse_card, parse_cards
+from .events import DealStarted, Event
 from .game import Game, Phase
 from .melds import Meld
 from .moves import NewMeld, TakeDiscard
@@ -104,4 +105,10 @@ def position(
     game.went_out = None
     game.results = []
     game.moves = []
+    # The deal's opening as this position has it (the seed's own deal had another
+    # dealer and another first discard, and a log would say so).
+    opening: list[Event] = [e for e in game.opening_events if not isinstance(e, DealStarted)]
+    if game.discard_pile:
+        opening.append(DealStarted(deal, game.dealer, game.discard_pile[0]))
+    game.opening_events = opening
     return game

@@ -138,3 +138,13 @@ def test_view_is_a_copy_R9_2() -> None:
 def test_no_such_seat() -> None:
     with pytest.raises(ValueError):
         view_for(Game(1), 4)
+
+
+def test_a_position_opens_with_its_own_dealer_and_first_discard() -> None:
+    """A position built for a test or a bot tells its deal's opening as it is laid out
+    (its dealer, and the card that starts the discard pile, R3.2), not the seed's deal."""
+    from rummy.engine.events import DealStarted
+
+    game = position(["7h 8h", "2c", "3c", "4c"], discard="Kd Js", current=0, dealer=3)
+    started = [e for e in game.opening_events if isinstance(e, DealStarted)]
+    assert started == [DealStarted(1, 3, c("Kd"))]
