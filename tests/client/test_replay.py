@@ -479,6 +479,27 @@ async def test_the_game_end_says_who_wants_another_game() -> None:
         assert "wants another game" in panel(app, "west") and "wants another game" not in panel(app, "north")
 
 
+async def test_a_spectators_game_end_offers_no_play_again() -> None:
+    """Only the four players play again: a spectator's game end neither offers it nor
+    answers a (the server would refuse), and its note has no key to press."""
+    app = game_end_harness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        assert "Play again (a)" in screen_text(app)
+        await pilot.press("escape")
+        await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        app.seat = None  # the same table as a spectator sees it
+        app.show()
+        await pilot.press("r")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        text = screen_text(app)
+        assert "Play again" not in text and "Another game starts when all four want one." in text
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, GameEndScreen)  # a does nothing here
+
+
 async def test_the_first_game_end_has_no_tally_yet() -> None:
     app = game_end_harness()
     app.table.tally = [TallyLine(players=("Ann", "Cyd"), games=1, won=1, tied=0, points=50)]

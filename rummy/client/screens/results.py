@@ -188,12 +188,14 @@ class GameEndScreen(Dialog[GameChoice]):
         lobby: bool = True,
         tally: Sequence[TallyLine] = (),
         can_replay: bool = False,
+        can_play: bool = True,
     ) -> None:
         super().__init__()
         self.results = list(results)
         self.seats = seats
         self.ascii = ascii
         self.lobby = lobby
+        self.can_play = can_play  # a player, not a spectator: may ask for another game
         self.tally = list(tally)
         self.can_replay = can_replay
 
@@ -227,7 +229,8 @@ class GameEndScreen(Dialog[GameChoice]):
         with Vertical(classes="dialog results"):
             yield Static(self.summary(), id="summary")
             with Horizontal(classes="buttons"):
-                yield Button("Play again (a)", id="again", variant="primary", compact=True)
+                if self.can_play:
+                    yield Button("Play again (a)", id="again", variant="primary", compact=True)
                 if self.lobby:
                     yield Button("Lobby (b)", id="lobby", compact=True)
                 yield Button("Last deal (d)", id="details", compact=True)
@@ -239,7 +242,8 @@ class GameEndScreen(Dialog[GameChoice]):
     def again_note(self) -> Content:
         """Another game starts when all four want one (the server's rule; a bot always
         does)."""
-        return with_who_asked("Another game starts when all four want one (a)", self.seats)
+        a = " (a)" if self.can_play else ""
+        return with_who_asked(f"Another game starts when all four want one{a}", self.seats)
 
     def seats_changed(self, seats: Seats) -> None:
         """Someone asked for another game (or left) while this was open."""
@@ -248,6 +252,8 @@ class GameEndScreen(Dialog[GameChoice]):
             note.update(self.again_note())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose" and parameters == ("again",):
+            return self.can_play
         if action == "choose" and parameters == ("lobby",):
             return self.lobby
         if action == "choose" and parameters == ("replay",):

@@ -607,6 +607,7 @@ class TableScreen(Screen[None]):
                             lobby=self.app_has_lobby,
                             tally=self.tally,
                             can_replay=self.last_game is not None,
+                            can_play=view.seat is not None,
                         )
                     )
                     if choice != "details":
