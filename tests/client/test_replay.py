@@ -14,7 +14,7 @@ from textual.widgets import DataTable
 
 from rummy.client.app import RummyApp
 from rummy.client.cli import main as client_main
-from rummy.client.messages import LeaveTable, OpenHistory, ReplayRequested
+from rummy.client.messages import LeaveTable, OpenHistory, PlayMove, ReplayRequested
 from rummy.client.replay import Replay
 from rummy.client.screens.history import HistoryScreen, when_words
 from rummy.client.screens.lobby import LobbyScreen
@@ -22,7 +22,7 @@ from rummy.client.screens.modals import NoticeScreen
 from rummy.client.screens.replay import ReplayScreen
 from rummy.client.screens.results import DealEndScreen, GameEndScreen
 from rummy.client.state import StateStore, shell_path
-from rummy.engine import SEAT_NAMES, DealResult, TeamScore, card_text
+from rummy.engine import SEAT_NAMES, DealResult, NewMeld, TeamScore, card_text
 from rummy.engine.positions import cards
 from rummy.protocol import (
     Error,
@@ -498,6 +498,20 @@ async def test_a_spectators_game_end_offers_no_play_again() -> None:
         await pilot.press("a")
         await pilot.pause()
         assert isinstance(app.screen, GameEndScreen)  # a does nothing here
+
+
+async def test_the_game_end_comes_up_alone_over_a_deal_end_left_open() -> None:
+    """A deal's end left open through the next deal (a player away from the keys) closes
+    when the game ends: the game's end is not stacked on top of it."""
+    app = game_end_harness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        stale = DealEndScreen(app.game.results, app.table.seats, can_start=True)
+        app.push_screen(stale)
+        await pilot.pause()
+        stale.moved_on()  # deal 2 began while it was open
+        app.post_message(PlayMove(NewMeld(tuple(cards("7h 8h 9h")))))  # (as the timer would play)
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        assert not any(isinstance(screen, DealEndScreen) for screen in app.screen_stack)
 
 
 async def test_the_first_game_end_has_no_tally_yet() -> None:

@@ -766,9 +766,9 @@ async def test_the_deals_end_says_who_is_ready_so_far() -> None:
         assert "so far:" in screen_text(app)
 
 
-async def test_a_spectators_deals_end_hears_that_the_next_deal_began() -> None:
-    """A spectator's deal end (no "ready" for them) says so too when deal 2 begins,
-    rather than still saying it starts when all four are ready."""
+async def test_a_spectators_deals_end_closes_when_the_next_deal_begins() -> None:
+    """A spectator's deal end (no "ready" for them) closes when deal 2 begins: back to
+    the game they came to watch (it stayed over the table all through deal 2)."""
     app = TableHarness(going_out(), bots=False)
     async with app.run_test(size=(100, 40)) as pilot:
         await go_out(pilot, app)
@@ -780,7 +780,8 @@ async def test_a_spectators_deals_end_hears_that_the_next_deal_began() -> None:
         await pilot.pause()
         assert "Deal 2 starts when all four are ready, or by itself" in screen_text(app)  # no n to press
         app.post_message(ReadyForNextDeal())  # the players went on
-        await eventually(lambda: "Deal 2 has begun" in screen_text(app), pause=pilot.pause)
+        await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
+        assert app.game.deal == 2 and "Deal 2 of 2 begins." in log_text(app)
 
 
 async def test_once_the_next_deal_began_n_only_closes_the_deals_end() -> None:

@@ -217,16 +217,31 @@ class TableScreen(Screen[None]):
             # news; a deal that has just ended is.
             ended = view.phase in ("deal_over", "game_over")
             self._shown_results = len(view.results) - (1 if ended else 0)
-        if view.phase in ("draw", "meld"):
-            for screen in self.app.screen_stack:
-                if isinstance(screen, DealEndScreen) and not screen.begun:  # a spectator's too
-                    screen.moved_on()
+        self._deal_end_moved_on(view, old)
         if self.bell and old is not None and view.my_turn and view.phase == "draw" and not old.my_turn:
             self.app.bell()  # it has just become this player's turn
         self._draw()
         if len(view.results) > self._shown_results:
             self._shown_results = len(view.results)
             self.call_after_refresh(self.action_results)
+
+    def _deal_end_moved_on(self, view: PlayerView, old: PlayerView | None) -> None:
+        """A deal's end still open when the game moves on. The next deal began: a
+        player's says so (they may still be reading it), a spectator's closes, back to
+        the game they came to watch. The game ended: it closes, so that the game's end
+        does not come up on top of it."""
+        began = view.phase in ("draw", "meld")
+        over = view.phase == "game_over" and old is not None and old.phase != "game_over"
+        if not (began or over):
+            return
+        for screen in list(self.app.screen_stack):
+            if not isinstance(screen, DealEndScreen) or not screen.live:
+                continue  # (a replay's own deal ends follow the replay)
+            closes = over or (not screen.can_start and not screen.begun)
+            if closes and screen is self.app.screen:  # (dismiss closes the top screen)
+                screen.dismiss("close")
+            elif began and not screen.begun:
+                screen.moved_on()
 
     def tell_history(self, steps: Sequence[tuple[Sequence[Event], PlayedBy | None]], note: str) -> None:
         """The deal so far, as the server tells it on joining: the log starts again
