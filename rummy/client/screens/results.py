@@ -135,7 +135,9 @@ class DealEndScreen(Dialog[DealChoice]):
 
     def deal_note(self) -> Content:
         n = " (n)" if self.can_start else ""  # a spectator has no n to press
-        return with_who_asked(f"Deal 2 starts when all four are ready{n}, or by itself shortly", self.seats)
+        # (The server waits for the people who are here: bots and the away wait for no one.)
+        sentence = f"Deal 2 starts when everyone here is ready{n}, or by itself shortly"
+        return with_who_asked(sentence, self.seats)
 
     def seats_changed(self, seats: Seats) -> None:
         """Someone said ready while this was open (not once the next deal has begun)."""
