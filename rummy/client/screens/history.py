@@ -154,8 +154,7 @@ class HistoryScreen(Screen[None]):
         if self.games:
             grid.move_cursor(row=min(row, len(self.games) - 1))
         self._show_status()
-        self.refresh_bindings()
-        self.query_one(KeyBar).refresh()
+        self.query_one(KeyBar).follow()
 
     def _show_status(self) -> None:
         if self.asking:

@@ -185,7 +185,6 @@ class LobbyScreen(Screen[None]):
         )
         self._widths: tuple[int, ...] = ()
         self.keybar = KeyBar()
-        self._applicable: tuple[str, ...] = ()
 
     @property
     def ascii(self) -> bool:
@@ -270,15 +269,7 @@ class LobbyScreen(Screen[None]):
         if selected is not None and selected in session.tables:
             grid.move_cursor(row=sorted(session.tables).index(selected))
         self.mine.update(self._mine_content())
-        applicable = tuple(
-            b.action
-            for b in self.BINDINGS
-            if isinstance(b, Binding) and self.check_action(b.action, ()) and self.offers(b.action)
-        )
-        if applicable != self._applicable:  # the footer redraws only when they change
-            self._applicable = applicable
-            self.refresh_bindings()  # for the command palette
-            self.keybar.refresh()
+        self.keybar.follow()
 
     def show_mine(self) -> None:
         """One's own table changed (or one left it)."""

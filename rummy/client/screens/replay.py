@@ -85,7 +85,6 @@ class ReplayScreen(Screen[None]):
         self.can_save = can_save
         self._timer: Timer | None = None
         self._results_open = False
-        self._scores_shown = False
         self.board = TableBoard(self.look, id="board")
         self.log_view = GameLog("", id="log")
         self.keybar = KeyBar()
@@ -134,10 +133,7 @@ class ReplayScreen(Screen[None]):
         )
         self.board.show(scene, f"Replay: {self.title_text}", self._bar())
         self.log_view.set_lines(list(self._lines_at[replay.position]))
-        if bool(view.results) != self._scores_shown:  # the footer's r comes and goes (not each move:
-            self._scores_shown = bool(view.results)  # redrawing the footer costs more than a step)
-            self.refresh_bindings()
-            self.keybar.refresh()
+        self.keybar.follow()  # the footer's r comes and goes
 
     def _bar(self) -> Content:
         """The board's prompt line: where the replay stands and what the keys do."""

@@ -153,7 +153,7 @@ class DealEndScreen(Dialog[DealChoice]):
             button.remove()
         for note in self.query("#deal-note").results(Static):
             note.update(Content("Deal 2 has begun: esc (or n) returns to the table."))
-        self.query_one(KeyBar).refresh()
+        self.query_one(KeyBar).follow()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("next",):

@@ -85,12 +85,6 @@ HAND_KEYS: list[tuple[str, str]] = [
 
 
 # The actions that apply only sometimes (check_action): the footer follows them.
-ACTIONS = (
-    *("draw", "take", "pass_turn", "meld", "lay_off", "discard"),
-    *("next_deal", "results", "play_again", "leave", "hint", "sort"),
-)
-
-
 class TableScreen(Screen[None]):
     """One table. ``update`` shows a new view; the app calls the other public methods."""
 
@@ -143,7 +137,6 @@ class TableScreen(Screen[None]):
         self.show_hints = False
         self.key_words: dict[str, str] = {}  # action: the words its key says now (KeyBar)
         self._ticker: Timer | None = None
-        self._applicable: tuple[str, ...] = ()
         self._pile_usable_in: tuple[PlayerView, bool] | None = None
         self._shown_results = 0
         self._results_open = False
@@ -323,13 +316,7 @@ class TableScreen(Screen[None]):
         if scene is None:
             return
         self.board.show(scene, self.table_name, self._prompt())
-        # The footer is redrawn only when the actions that apply or are offered change
-        # (it costs a recompose), not on every view.
-        applicable = tuple(a for a in ACTIONS if self.check_action(a, ()) and self.offers(a))
-        if applicable != self._applicable:
-            self._applicable = applicable
-            self.refresh_bindings()  # for the command palette
-            self.keybar.refresh()
+        self.keybar.follow()
 
     def _prompt(self) -> Content:
         chosen = self.hand.chosen if (self.hand.selected or self.hand.has_focus) else []
@@ -581,7 +568,6 @@ class TableScreen(Screen[None]):
             self.key_words.pop("hint", None)
             self.notify("Hints are off: h shows them again.", timeout=3)
         self._draw()
-        self.keybar.refresh()
 
     def action_sort(self) -> None:
         mode = self.hand.toggle_sort()

@@ -8,7 +8,9 @@ A screen with a ``key_words`` dict (action: words) words its keys for the moment
 and one with an ``offers(action)`` method leaves out a key that applies but is not
 worth offering now (t with no card of the pile usable): the key still works and
 says why, and the palette still lists it.
-Drawing it is one line of text, so it can follow every change of the game.
+Drawing it is one line of text, so it can follow every change of the game: a screen
+calls ``follow()`` after each change, and the line is drawn again only when its keys
+or their words have changed.
 """
 
 from __future__ import annotations
@@ -33,6 +35,18 @@ class KeyBar(Widget):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.palette = palette
         self._spots: list[tuple[int, int, str]] = []  # (start, end, action) of each key drawn
+        self._shown: tuple[tuple[str, str, str], ...] = ()  # the keys as last followed
+
+    def follow(self) -> None:
+        """Draw the line again if the keys that apply now, or their words, have changed
+        (and tell the screen's other displays of its bindings, such as Textual's keys panel)."""
+        if not self.is_mounted:
+            return  # its first drawing will read them
+        keys = tuple(self.keys())
+        if keys != self._shown:
+            self._shown = keys
+            self.screen.refresh_bindings()
+            self.refresh()
 
     def keys(self) -> list[tuple[str, str, str]]:
         """(key, description, action) of every shown binding of the screen that applies now."""
