@@ -14,15 +14,16 @@ from textual.widgets import DataTable
 
 from rummy.client.app import RummyApp
 from rummy.client.cli import main as client_main
-from rummy.client.messages import LeaveTable, OpenHistory, PlayMove, ReplayRequested
+from rummy.client.messages import LeaveTable, OpenHistory, PlayAgainRequested, PlayMove, ReplayRequested
 from rummy.client.replay import Replay
 from rummy.client.screens.history import HistoryScreen, when_words
 from rummy.client.screens.lobby import LobbyScreen
 from rummy.client.screens.modals import NoticeScreen
 from rummy.client.screens.replay import ReplayScreen
 from rummy.client.screens.results import DealEndScreen, GameEndScreen
+from rummy.client.screens.table import TableScreen
 from rummy.client.state import StateStore, shell_path
-from rummy.engine import SEAT_NAMES, DealResult, NewMeld, TeamScore, card_text
+from rummy.engine import SEAT_NAMES, DealResult, Game, NewMeld, TeamScore, card_text
 from rummy.engine.positions import cards
 from rummy.protocol import (
     Error,
@@ -512,6 +513,64 @@ async def test_the_game_end_comes_up_alone_over_a_deal_end_left_open() -> None:
         app.post_message(PlayMove(NewMeld(tuple(cards("7h 8h 9h")))))  # (as the timer would play)
         await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
         assert not any(isinstance(screen, DealEndScreen) for screen in app.screen_stack)
+
+
+async def test_a_spectators_game_end_closes_when_a_new_game_begins() -> None:
+    """The players started another game: a spectator's game end (and its last deal)
+    closes, back to the new game they came to watch (it stayed over the new game)."""
+    app = game_end_harness()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await pilot.press("escape")
+        await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        app.seat = None  # the same table as a spectator sees it
+        app.show()
+        for keys in ((), ("d",)):  # the game's end, then its last deal opened from it
+            await pilot.press("r", *keys)
+            opened = DealEndScreen if keys else GameEndScreen
+            await eventually(lambda: isinstance(app.screen, opened), pause=pilot.pause)  # noqa: B023
+            app.game = Game(8 + len(keys), seating="chosen")  # the four asked: a new game
+            app.show()
+            # Done with the ends once the screen's showing of them has ended (it does not
+            # bring the game's end back when its last deal closes).
+            await eventually(lambda: not any(w.group == "results" for w in app.workers), pause=pilot.pause)
+            assert isinstance(app.screen, TableScreen) and "Deal 1 of 2" in screen_text(app)
+            app.game = game_end_harness().game  # that game over again, for the next round
+            app.game.apply(NewMeld(tuple(cards("7h 8h 9h"))), 0)
+            app.show()
+            await pilot.pause()
+            if isinstance(app.screen, GameEndScreen):
+                await pilot.press("escape")
+
+
+async def test_a_players_game_end_says_when_a_new_game_has_begun() -> None:
+    """A player who reopened the game's end (r) after asking for another game, when it
+    begins: it stays, since they are reading it, says the new game has begun and no
+    longer offers another; the last deal opened from it returns to the new game, not to
+    the old game's end."""
+    app = game_end_harness()
+    posted: list[object] = []
+    async with app.run_test(size=(100, 40), message_hook=posted.append) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await pilot.press("escape")
+        await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await pilot.press("r")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        app.game = Game(8, seating="chosen")  # the four asked: a new game
+        app.show()
+        await eventually(lambda: "A new game has begun: esc returns" in screen_text(app), pause=pilot.pause)
+        assert isinstance(app.screen, GameEndScreen)
+        await eventually(lambda: "Play again" not in screen_text(app), pause=pilot.pause)
+        await pilot.press("a")
+        await pilot.pause()
+        assert not any(isinstance(m, PlayAgainRequested) for m in posted)
+        await pilot.press("d")  # the old game's last deal, still there to read
+        await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
+        await pilot.press("escape")
+        await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
+        assert "Deal 1 of 2" in screen_text(app)
 
 
 async def test_the_first_game_end_has_no_tally_yet() -> None:

@@ -775,6 +775,8 @@ async def test_a_spectators_deals_end_closes_when_the_next_deal_begins() -> None
         shown = app.screen
         assert isinstance(shown, DealEndScreen)
         app.pop_screen()
+        app.seat = None  # the same table as a spectator sees it
+        app.show()
         watching = DealEndScreen(shown.results, shown.seats, can_start=False)
         app.push_screen(watching)
         await pilot.pause()

@@ -198,6 +198,7 @@ class GameEndScreen(Dialog[GameChoice]):
         self.ascii = ascii
         self.lobby = lobby
         self.can_play = can_play  # a player, not a spectator: may ask for another game
+        self.begun = False  # a new game began while this was open
         self.tally = list(tally)
         self.can_replay = can_replay
 
@@ -248,10 +249,21 @@ class GameEndScreen(Dialog[GameChoice]):
         return with_who_asked(f"Another game starts when all four want one{a}", self.seats)
 
     def seats_changed(self, seats: Seats) -> None:
-        """Someone asked for another game (or left) while this was open."""
+        """Someone asked for another game (or left) while this was open (not once the
+        new game has begun)."""
         self.seats = seats
+        if not self.begun:
+            for note in self.query("#again-note").results(Static):
+                note.update(self.again_note())
+
+    def moved_on(self) -> None:
+        """A new game began while this was open: no other game to ask for now."""
+        self.can_play, self.begun = False, True
+        for button in self.query("#again"):
+            button.remove()
         for note in self.query("#again-note").results(Static):
-            note.update(self.again_note())
+            note.update(Content("A new game has begun: esc returns to the table."))
+        self.query_one(KeyBar).follow()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("again",):

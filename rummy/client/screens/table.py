@@ -210,7 +210,7 @@ class TableScreen(Screen[None]):
             # news; a deal that has just ended is.
             ended = view.phase in ("deal_over", "game_over")
             self._shown_results = len(view.results) - (1 if ended else 0)
-        self._deal_end_moved_on(view, old)
+        self._ends_moved_on(view, old)
         if self.bell and old is not None and view.my_turn and view.phase == "draw" and not old.my_turn:
             self.app.bell()  # it has just become this player's turn
         self._draw()
@@ -218,23 +218,32 @@ class TableScreen(Screen[None]):
             self._shown_results = len(view.results)
             self.call_after_refresh(self.action_results)
 
-    def _deal_end_moved_on(self, view: PlayerView, old: PlayerView | None) -> None:
-        """A deal's end still open when the game moves on. The next deal began: a
-        player's says so (they may still be reading it), a spectator's closes, back to
-        the game they came to watch. The game ended: it closes, so that the game's end
-        does not come up on top of it."""
+    def _ends_moved_on(self, view: PlayerView, old: PlayerView | None) -> None:
+        """A deal's or the game's end still open when the game moves on.
+
+        The next deal (or a new game) began: a player's says so and stays, since they
+        opened it to read it; a spectator's closes, back to the game they came to watch.
+        The game ended: a deal's end closes, so that the game's end does not come up on
+        top of it. Only the top screen is closed (dismiss closes the top screen); one
+        under another (help, say) is told instead."""
         began = view.phase in ("draw", "meld")
         over = view.phase == "game_over" and old is not None and old.phase != "game_over"
         if not (began or over):
             return
+        new_game = began and old is not None and len(view.results) < len(old.results)
+        watching = view.seat is None
         for screen in list(self.app.screen_stack):
-            if not isinstance(screen, DealEndScreen) or not screen.live:
-                continue  # (a replay's own deal ends follow the replay)
-            closes = over or (not screen.can_start and not screen.begun)
-            if closes and screen is self.app.screen:  # (dismiss closes the top screen)
-                screen.dismiss("close")
-            elif began and not screen.begun:
-                screen.moved_on()
+            if isinstance(screen, DealEndScreen) and screen.live:  # (a replay's follow the replay)
+                closes = over or (watching and not screen.begun)
+                if closes and screen is self.app.screen:
+                    screen.dismiss("close")
+                elif began and not screen.begun:
+                    screen.moved_on()
+            elif isinstance(screen, GameEndScreen) and new_game and not screen.begun:
+                if watching and screen is self.app.screen:
+                    screen.dismiss("close")
+                else:
+                    screen.moved_on()
 
     def tell_history(self, steps: Sequence[tuple[Sequence[Event], PlayedBy | None]], note: str) -> None:
         """The deal so far, as the server tells it on joining: the log starts again
@@ -616,6 +625,8 @@ class TableScreen(Screen[None]):
                     await self.app.push_screen_wait(
                         DealEndScreen(view.results, self.seats, False, self.ascii)
                     )
+                    if self.view is not None and self.view.phase != "game_over":
+                        break  # a new game began meanwhile: its end is not this one's
                 if choice == "again":
                     self.action_play_again()
                 elif choice == "lobby":
