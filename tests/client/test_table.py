@@ -725,6 +725,18 @@ async def test_deal_end_shows_every_hand_and_the_scores() -> None:
         assert hand.order == tuple(sort_cards(app.game.hands[0], "suit")) and hand.fresh == set()
 
 
+async def test_a_view_arriving_while_the_screen_is_taken_down_is_not_an_error() -> None:
+    """The server's last push can arrive while the client quits and takes its widgets
+    down: the line of keys, already gone, is left alone (it raised NoScreen)."""
+    app = TableHarness(bots=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        assert "? Help" in screen_text(app).splitlines()[-1]
+        await app.table.keybar.remove()  # as the app's shutdown does, widget by widget
+        app.show()
+        await pilot.pause()
+        assert app.table.view is not None and app.is_running
+
+
 async def test_a_dialog_shows_its_own_keys_not_the_tables_and_fits_80x24() -> None:
     """While the deal's end is open only its keys work: the bottom line says those (not
     the table's draw or chat, which wait), and at 80x24 its buttons show whole."""

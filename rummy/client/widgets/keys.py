@@ -40,8 +40,8 @@ class KeyBar(Widget):
     def follow(self) -> None:
         """Draw the line again if the keys that apply now, or their words, have changed
         (and tell the screen's other displays of its bindings, such as Textual's keys panel)."""
-        if not self.is_mounted:
-            return  # its first drawing will read them
+        if not (self.is_mounted and self.is_attached):
+            return  # not drawn yet (its first drawing reads them), or being taken down
         keys = tuple(self.keys())
         if keys != self._shown:
             self._shown = keys
