@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+import pytest
 from textual.widgets import Static
 
 from rummy.client.commands import screen_actions
@@ -815,6 +816,33 @@ async def test_once_the_next_deal_began_n_only_closes_the_deals_end() -> None:
         await pilot.press("n")
         await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
         assert app.game.deal == 1  # n said nothing to the server: it only closed
+
+
+@pytest.mark.parametrize("seat", [0, None], ids=["player", "spectator"])
+async def test_deal_ones_end_opened_again_during_deal_two_says_deal_two_has_begun(seat: int | None) -> None:
+    """r during deal 2 shows deal 1's end as it is now: deal 2 has begun, nothing to get
+    ready for; and the next view of deal 2 leaves it open, for player and spectator alike
+    (it said "Deal 2 starts when everyone here is ready", then a spectator's closed at
+    once)."""
+    app = TableHarness(going_out(), bots=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await go_out(pilot, app)
+        await pilot.press("n")  # ready: deal 2 begins
+        await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
+        assert app.game.deal == 2
+        app.seat = seat
+        app.show()
+        await pilot.press("r")
+        await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
+        text = screen_text(app)
+        assert "Deal 2 has begun: esc (or n) returns to the table." in text
+        assert "Deal 2 starts when" not in text and "Ready for the next deal" not in text
+        app.show()  # deal 2 goes on
+        await pilot.pause()
+        assert isinstance(app.screen, DealEndScreen)
+        await pilot.press("n")  # n only closes: nothing to get ready for
+        await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
+        assert app.game.deal == 2
 
 
 async def test_game_end_shows_the_winner_and_offers_another_game() -> None:

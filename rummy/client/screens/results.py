@@ -92,6 +92,9 @@ def deal_breakdown(
     return Content("\n").join(lines)
 
 
+DEAL_2_BEGUN = "Deal 2 has begun: esc (or n) returns to the table."
+
+
 class DealEndScreen(Dialog[DealChoice]):
     """Shown when a deal ends. ``can_start``: a player (not a spectator) may say they
     are ready for the next deal. ``live`` False: a replay's, which tells nobody how
@@ -112,12 +115,13 @@ class DealEndScreen(Dialog[DealChoice]):
         can_start: bool,
         ascii: bool = False,
         live: bool = True,
+        begun: bool = False,
     ) -> None:
         super().__init__()
         self.results = list(results)
         self.seats = seats
-        self.can_start = can_start
-        self.begun = False  # the next deal began while this was open
+        self.can_start = can_start and not begun
+        self.begun = begun  # the next deal has begun (before this opened, or while open)
         self.ascii = ascii
         self.live = live
 
@@ -134,6 +138,8 @@ class DealEndScreen(Dialog[DealChoice]):
                 yield Static(self.deal_note(), id="deal-note", classes="dim")
 
     def deal_note(self) -> Content:
+        if self.begun:
+            return Content(DEAL_2_BEGUN)
         n = " (n)" if self.can_start else ""  # a spectator has no n to press
         # (The server waits for the people who are here: bots and the away wait for no one.)
         sentence = f"Deal 2 starts when everyone here is ready{n}, or by itself shortly"
@@ -152,7 +158,7 @@ class DealEndScreen(Dialog[DealChoice]):
         for button in self.query("#next"):
             button.remove()
         for note in self.query("#deal-note").results(Static):
-            note.update(Content("Deal 2 has begun: esc (or n) returns to the table."))
+            note.update(Content(DEAL_2_BEGUN))
         self.query_one(KeyBar).follow()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

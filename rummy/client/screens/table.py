@@ -84,7 +84,6 @@ HAND_KEYS: list[tuple[str, str]] = [
 ]
 
 
-# The actions that apply only sometimes (check_action): the footer follows them.
 class TableScreen(Screen[None]):
     """One table. ``update`` shows a new view; the app calls the other public methods."""
 
@@ -225,7 +224,8 @@ class TableScreen(Screen[None]):
         opened it to read it; a spectator's closes, back to the game they came to watch.
         The game ended: a deal's end closes, so that the game's end does not come up on
         top of it. Only the top screen is closed (dismiss closes the top screen); one
-        under another (help, say) is told instead."""
+        under another (help, say) is told instead. An end opened again (r) during the
+        next deal already says it has begun, and stays until closed."""
         began = view.phase in ("draw", "meld")
         over = view.phase == "game_over" and old is not None and old.phase != "game_over"
         if not (began or over):
@@ -637,8 +637,10 @@ class TableScreen(Screen[None]):
                     self.post_message(ReplayRequested(self.last_game))
             else:
                 can_start = view.phase == "deal_over" and view.seat is not None
+                # Opened again (r) once the next deal is under way: it says so.
+                begun = view.phase != "deal_over"
                 deal_choice = await self.app.push_screen_wait(
-                    DealEndScreen(view.results, self.seats, can_start, self.ascii)
+                    DealEndScreen(view.results, self.seats, can_start, self.ascii, begun=begun)
                 )
                 if deal_choice == "next":
                     self.action_next_deal()
