@@ -158,7 +158,7 @@ class DealEndScreen(Dialog[DealChoice]):
         for button in self.query("#next"):
             button.remove()
         for note in self.query("#deal-note").results(Static):
-            note.update(Content(DEAL_2_BEGUN))
+            note.update(self.deal_note())
         self.query_one(KeyBar).follow()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
