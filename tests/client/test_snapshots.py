@@ -122,6 +122,22 @@ def test_table_late_in_a_deal(snap_compare, size: tuple[int, int]) -> None:  # t
     assert snap_compare(TableHarness(late_in_a_deal(), bots=False), terminal_size=size, press=["h"])
 
 
+def a_long_pile() -> Game:
+    """Ten cards in the discard pile, the top one usable (7♥ 8♥ 9♥)."""
+    return position(
+        ["7h 8h 2c Qs Ad Kc 5d", "4s 6s 7s", "8s Js Qd", "Jk 2d 4c"],
+        discard="4d Jh 2s 6c Kd 8c 10s 5h 3d 9h",
+        current=0,
+        phase="draw",
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_table_with_a_long_discard_pile(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """The pile's cards overlap more tightly, still framed, before they become chips."""
+    assert snap_compare(TableHarness(a_long_pile(), bots=False), terminal_size=size)
+
+
 def test_table_ascii(snap_compare) -> None:  # type: ignore[no-untyped-def]
     game = meld_position("7h 8h 9h 2c Qs Ad Kc", melds=[("Jd Qd Kd", 1), ("9c 9s 9d", 2)], discard="Kh")
     assert snap_compare(

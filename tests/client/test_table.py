@@ -344,6 +344,26 @@ async def test_clicking_a_pile_card_takes_from_it() -> None:
         assert app.sent == [TakeDiscard(0, tuple(cards("7h 8h 9h")), None)]
 
 
+@pytest.mark.parametrize("size", [(100, 32), (120, 40)])
+async def test_a_long_pile_stays_a_row_of_cards_as_tall_as_the_stock(size: tuple[int, int]) -> None:
+    """R4.3: every card of the spread pile can be read and picked. Ten cards are more
+    than the stock's faces fit in a row at 100 or 120 columns: they overlap more
+    tightly, still framed cards as tall as the stock (not chips), and a click on one
+    takes from it."""
+    pile_cards = cards("9d Jh 9h 8c Kd Qc 10s 5h Jd Qd")
+    game = position(["7h 8h 2c", *OTHERS], discard="9d Jh 9h 8c Kd Qc 10s 5h Jd Qd", current=0, phase="draw")
+    app = TableHarness(game, bots=False)
+    async with app.run_test(size=size) as pilot:
+        pile = app.table.pile
+        rows = pile.render().plain.split("\n")
+        assert len(rows) == pile.size.height  # the stock's height: the table keeps its shape
+        assert rows[0].count("╭") == 1 + 10  # the stock, then ten framed cards
+        assert re.findall(r"(?:10|[2-9JQKA])[♣♦♥♠]", rows[1]) == [card_text(x) for x in pile_cards]
+        third = next(x for x in range(size[0]) if pile.index_at(x, 1) == 2)
+        await pilot.click(DiscardPileView, offset=(1 + third + 1, 1))  # padding, then the 9♥
+        assert app.sent == [TakeDiscard(2, tuple(cards("7h 8h 9h")), None)]
+
+
 async def test_clicking_a_hand_card_selects_it() -> None:
     app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
     async with app.run_test() as pilot:

@@ -28,7 +28,9 @@ GAP = 2  # columns between the stock and the pile
 
 class DiscardPileView(Widget, can_focus=True):
     """The stock and the spread discard pile. Framed faces while they fit in one row;
-    a longer pile is drawn as small chips over as many lines as it needs."""
+    then narrower faces of the same height, down to a card's corner, as a spread pile on
+    a table overlaps more tightly (so the table keeps its shape); and only a pile longer
+    still as small chips over as many lines as it needs."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "cursor(-1)", "Lower card", show=False),
@@ -101,9 +103,17 @@ class DiscardPileView(Widget, can_focus=True):
                 return size
         return SMALL
 
-    def _framed(self, width: int) -> bool:
+    def _pile_size(self, width: int) -> Size | None:
+        """The faces of a framed pile in ``width``: the stock's, else as tall but narrower,
+        down to a corner ("10♥"), so that the table keeps its shape as the pile grows;
+        None when even those do not fit in one row (chips)."""
         size = self._face_size()
-        return fan_width(1, size) + GAP + fan_width(len(self.pile), size) <= width
+        room = width - fan_width(1, size) - GAP
+        for inner in range(size.inner, SMALL.inner - 1, -1):
+            faces = Size(inner, size.height)
+            if fan_width(len(self.pile), faces) <= room:
+                return faces
+        return None
 
     def _chips_per_line(self, width: int) -> int:
         room = width - fan_width(1, self._face_size()) - GAP
@@ -111,7 +121,7 @@ class DiscardPileView(Widget, can_focus=True):
 
     def get_content_height(self, container: Area, viewport: Area, width: int) -> int:
         size = self._face_size()
-        if self._framed(width):
+        if self._pile_size(width) is not None:
             return size.height
         lines = -(-len(self.pile) // self._chips_per_line(width))
         return max(size.height, lines)
@@ -121,8 +131,9 @@ class DiscardPileView(Widget, can_focus=True):
         left = fan_width(1, self._face_size()) + GAP
         if x < left:
             return None
-        if self._framed(width):
-            index = (x - left) // self._face_size().slot
+        framed = self._pile_size(width)
+        if framed is not None:
+            index = (x - left) // framed.slot
         else:
             index = y * self._chips_per_line(width) + (x - left) // 4
         return index if 0 <= index < len(self.pile) else None
@@ -161,12 +172,12 @@ class DiscardPileView(Widget, can_focus=True):
                 Content.styled("(the discard pile is empty)" if r == 1 else "", "dim")
                 for r in range(size.height)
             ]
-        elif self._framed(width):
+        elif (framed := self._pile_size(width)) is not None:
             faces = [
                 Face(card, background=self._background(i), dot=i in self.hints)
                 for i, card in enumerate(self.pile)
             ]
-            body = fan(faces, size, self.look, lift=False)
+            body = fan(faces, framed, self.look, lift=False)
         else:
             per_line = self._chips_per_line(width)
             dot = "*" if self.look.ascii else "•"
