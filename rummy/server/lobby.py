@@ -285,7 +285,7 @@ class Lobby:
             for c in table.chairs:
                 if c is not None and c.token_hash:
                     self.registry.add_token(c.token_hash, table.id, c.index)
-        log.info("restored %d tables", len(self.tables))
+        log.info("tables restored: %d", len(self.tables))
 
     def _restore_table(self, stored: StoredTable) -> TableMaster:
         """A table as storage kept it (a bot stored before levels plays at normal)."""
