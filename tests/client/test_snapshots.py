@@ -138,6 +138,14 @@ def test_table_with_a_long_discard_pile(snap_compare, size: tuple[int, int]) -> 
     assert snap_compare(TableHarness(a_long_pile(), bots=False), terminal_size=size)
 
 
+@pytest.mark.parametrize("size", SIZES)
+def test_table_with_a_long_hand(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """Sixteen cards in hand, two selected: narrower cards as tall as a short hand's
+    (at 80x24, where cards are already their narrowest, two rows)."""
+    game = meld_position("7h 8h 9h 10h Jh Qh Kh Ah 8c 9c 10c Jc Qc Kc 8s 9s")
+    assert snap_compare(TableHarness(game, bots=False), terminal_size=size, press=["1", "2"])
+
+
 def test_table_ascii(snap_compare) -> None:  # type: ignore[no-untyped-def]
     game = meld_position("7h 8h 9h 2c Qs Ad Kc", melds=[("Jd Qd Kd", 1), ("9c 9s 9d", 2)], discard="Kh")
     assert snap_compare(

@@ -372,6 +372,26 @@ async def test_clicking_a_hand_card_selects_it() -> None:
         assert hand.selected == {hand.order[2]}
 
 
+@pytest.mark.parametrize("size", [(100, 32), (120, 40)])
+async def test_a_long_hand_keeps_its_height_with_narrower_cards(size: tuple[int, int]) -> None:
+    """After a deep take the hand can hold 16 cards, more than fit at the screen's face
+    size: the cards get narrower, down to their corner, but stay as tall (the table does
+    not jump), every card still reads, and a click on the 15th card selects it."""
+    long_hand = "7h 8h 9h 10h Jh Qh Kh Ah 8c 9c 10c Jc Qc Kc 8s 9s"
+    short = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
+    async with short.run_test(size=size):
+        height = hand_of(short).size.height
+    app = TableHarness(meld_position(long_hand), bots=False)
+    async with app.run_test(size=size) as pilot:
+        hand = hand_of(app)
+        assert hand.size.height == height
+        rows = hand.render().plain.split("\n")
+        assert re.findall(r"(?:10|[2-9JQKA])[♣♦♥♠]", rows[2]) == [card_text(x) for x in hand.order]
+        fifteenth = next(x for x in range(size[0]) if hand.index_at(x, 2) == 14)
+        await pilot.click(HandView, offset=(1 + fifteenth + 1, 2))  # padding, then the card
+        assert hand.selected == {hand.order[14]}
+
+
 async def test_going_out_asks_first() -> None:
     """R4.4: a meld that empties the hand ends the deal: the client asks before."""
     app = TableHarness(meld_position("7h 8h 9h"), bots=False)

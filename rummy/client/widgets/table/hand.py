@@ -36,11 +36,13 @@ def sort_cards(cards: Iterable[Card], mode: SortMode) -> list[Card]:
 
 
 def fitting(count: int, width: int, wanted: Size) -> tuple[Size, int]:
-    """The largest face no larger than ``wanted`` whose fan of ``count`` fits ``width``,
-    and how many cards go in one row (all of them, unless even small faces need rows)."""
-    for size in SIZES:
-        if size.inner > wanted.inner:
-            continue
+    """The face whose fan of ``count`` fits ``width`` in one row: the largest face no
+    larger than ``wanted``, else as tall but narrower, down to a card's corner, so that
+    the table keeps its shape as the hand grows; and how many cards go in one row (all
+    of them, unless even those need rows: then small faces, in as many rows as needed)."""
+    tallest = next((size for size in SIZES if size.inner <= wanted.inner), SMALL)
+    for inner in range(tallest.inner, SMALL.inner - 1, -1):
+        size = Size(inner, tallest.height)
         if fan_width(count, size) <= width:
             return size, max(1, count)
     return SMALL, max(1, (width - 1) // SMALL.slot)
