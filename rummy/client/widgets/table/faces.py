@@ -180,6 +180,13 @@ def fan(faces: Sequence[Face], size: Size, look: Look, lift: bool = True) -> lis
     return lines
 
 
+def narrowing(size: Size) -> list[Size]:
+    """Faces as tall as ``size``, from its width down to a card's corner ("10♥"): what a
+    long fan tries in turn, as cards spread on a table overlap more tightly, before it
+    gives up the height it has."""
+    return [Size(inner, size.height) for inner in range(size.inner, SMALL.inner - 1, -1)]
+
+
 def fan_width(count: int, size: Size) -> int:
     return count * size.slot + 1 if count else 0
 

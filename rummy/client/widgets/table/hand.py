@@ -22,7 +22,7 @@ from textual.widget import Widget
 from rummy.engine import Card
 from rummy.engine.cards import sort_key_rank, sort_key_suit
 
-from .faces import LARGE, MEDIUM, SMALL, Face, Look, Size, fan, fan_width
+from .faces import LARGE, MEDIUM, SMALL, Face, Look, Size, fan, fan_width, narrowing
 
 SortMode = Literal["suit", "rank"]
 SHORTCUT_KEYS = "1234567890"
@@ -41,8 +41,7 @@ def fitting(count: int, width: int, wanted: Size) -> tuple[Size, int]:
     the table keeps its shape as the hand grows; and how many cards go in one row (all
     of them, unless even those need rows: then small faces, in as many rows as needed)."""
     tallest = next((size for size in SIZES if size.inner <= wanted.inner), SMALL)
-    for inner in range(tallest.inner, SMALL.inner - 1, -1):
-        size = Size(inner, tallest.height)
+    for size in narrowing(tallest):
         if fan_width(count, size) <= width:
             return size, max(1, count)
     return SMALL, max(1, (width - 1) // SMALL.slot)

@@ -21,7 +21,22 @@ from textual.widget import Widget
 
 from rummy.engine import Card
 
-from .faces import CURSOR, IVORY, LARGE, MEDIUM, RECENT, SMALL, TAKEN, Face, Look, Size, chip, fan, fan_width
+from .faces import (
+    CURSOR,
+    IVORY,
+    LARGE,
+    MEDIUM,
+    RECENT,
+    SMALL,
+    TAKEN,
+    Face,
+    Look,
+    Size,
+    chip,
+    fan,
+    fan_width,
+    narrowing,
+)
 
 GAP = 2  # columns between the stock and the pile
 
@@ -109,11 +124,7 @@ class DiscardPileView(Widget, can_focus=True):
         None when even those do not fit in one row (chips)."""
         size = self._face_size()
         room = width - fan_width(1, size) - GAP
-        for inner in range(size.inner, SMALL.inner - 1, -1):
-            faces = Size(inner, size.height)
-            if fan_width(len(self.pile), faces) <= room:
-                return faces
-        return None
+        return next((faces for faces in narrowing(size) if fan_width(len(self.pile), faces) <= room), None)
 
     def _chips_per_line(self, width: int) -> int:
         room = width - fan_width(1, self._face_size()) - GAP
