@@ -79,9 +79,10 @@ def same_jokers(
     if not named:
         return cards
     pool = [c for c in available if c >= FIRST_JOKER]
-    prefer = [first] if first is not None and first in pool else []
-    prefer += [c for c in named if c in pool and c not in prefer]
-    prefer += [c for c in pool if c not in prefer]
+    # Each Joker once: a name given twice ("JK JK JK") asks for that many Jokers, not
+    # for one Joker twice.
+    start = [first] if first is not None and first in pool else []
+    prefer = list(dict.fromkeys(start + [c for c in named if c in pool] + pool))
     if len(prefer) < len(named):
         return cards
     chosen = sorted(prefer[: len(named)])

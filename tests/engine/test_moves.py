@@ -234,6 +234,22 @@ def test_a_joker_named_as_JK_in_a_discard_or_a_take_R1_1() -> None:
     assert events[1] == Melded(1, 0, (c("Jk2"), c("Jk3"), c("Jk4")), False)
 
 
+def test_a_joker_named_twice_asks_for_two_jokers_R1_1() -> None:
+    """R1.1: a move names Jokers by how many it uses. ``JK JK JK`` melds three Jokers
+    also when the player holds the first one (it was refused then: the first Joker
+    counted once per name); a take may name the target card's Joker and ``JK`` twice."""
+    game = position(["Jk Jk2 Jk3 5c", "", "", ""], discard="9d", phase="meld")
+    events = game.apply(NewMeld((c("Jk"), c("Jk"), c("Jk"))))
+    assert events[0] == Melded(0, 0, (c("Jk"), c("Jk2"), c("Jk3")), False)
+    assert game.moves[-1] == meld("Jk Jk2 Jk3") and game.hands[0] == [c("5c")]
+
+    game = position(["Jk 5c", "", "", ""], discard="Jk2 Ks Jk3 Jk4", phase="draw")
+    events = game.apply(TakeDiscard(0, (c("Jk"), c("Jk2"), c("Jk3"), c("Jk"))))
+    assert game.moves[-1] == take(0, "Jk Jk2 Jk3 Jk4")
+    assert events[1] == Melded(0, 0, (c("Jk"), c("Jk2"), c("Jk3"), c("Jk4")), True)  # four at once (R7.4)
+    assert game.hands[0] == [c("5c"), c("Ks")]
+
+
 def test_a_joker_nobody_holds_is_still_refused_R1_1() -> None:
     """R1.1: naming ``JK`` does not conjure a Joker: without one in hand the move is
     refused as before, and nothing changes."""
