@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import random
 import re
 import weakref
 from pathlib import Path
@@ -20,10 +21,12 @@ from rummy.client.screens.help import HelpScreen
 from rummy.client.screens.lobby import LobbyScreen
 from rummy.client.screens.modals import ChooseScreen, ConfirmScreen, TooSmallScreen
 from rummy.client.screens.new_table import NewTableScreen
+from rummy.client.screens.results import GameEndScreen
 from rummy.client.screens.table import TableScreen
 from rummy.client.state import StateStore, seat_key
 from rummy.client.widgets.status import ConnectionBanner
-from rummy.engine import Discard, DrawStock, Game
+from rummy.engine import Discard, DrawStock, Game, view_for
+from rummy.engine.bots import make_bot
 from rummy.protocol import (
     AddBot,
     Chat,
@@ -38,6 +41,7 @@ from rummy.protocol import (
     MoveRequest,
     Ok,
     PastMove,
+    PlayAgain,
     Rejoin,
     Seated,
     Sit,
@@ -52,7 +56,7 @@ from rummy.protocol import (
 )
 from tests.client.conftest import screen_text
 from tests.client.fakes import advance_to, game_update, offline_app, say, table_info
-from tests.support import eventually
+from tests.support import eventually, play_until
 
 NASTY = "[b]Eve[/b]\x1b[31m\x07"  # the escape sequence and the bell are dropped whole
 
@@ -718,3 +722,26 @@ async def test_the_collector_is_on_again_as_the_app_mounts_and_the_start_stays_f
     finally:
         gc.unfreeze()  # the rest of the tests' objects back in the collector's reach
         gc.enable()
+
+
+async def test_the_toasts_of_a_game_go_when_a_new_game_begins() -> None:
+    """Asking for another game says so in a toast while the others have not asked; when
+    the new game begins that toast (and any other of the old game) goes at once, rather
+    than saying for its last seconds that the game starts when all four want one."""
+    app, sent = offline_app()
+    game = Game(7, seating="chosen")
+    bot = make_bot("random", random.Random(2))
+    play_until(game, lambda g: bot.choose(view_for(g, g.current)), lambda g: g.is_over)  # to its end
+    async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        say(app, Seated(id=1, table_id=3, chair=0, token="t"), Sit)
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
+        say(app, game_update(3, game, 0))
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await pilot.press("a")
+        request = sent.sent[-1]
+        assert isinstance(request, PlayAgain)
+        say(app, Ok(id=request.id), PlayAgain)
+        await eventually(lambda: "Asked for another game" in screen_text(app), pause=pilot.pause)
+        say(app, game_update(3, Game(8, seating="chosen"), 0))  # the other three asked too
+        await eventually(lambda: screen_text(app).startswith(" Deal 1 of 2"), pause=pilot.pause)
+        assert "Asked for another game" not in screen_text(app)

@@ -231,6 +231,8 @@ class TableScreen(Screen[None]):
         if not (began or over):
             return
         new_game = began and old is not None and len(view.results) < len(old.results)
+        if new_game:  # what the toasts said was of the game before ("Asked for another game...")
+            self.app.clear_notifications()
         watching = view.seat is None
         for screen in list(self.app.screen_stack):
             if isinstance(screen, DealEndScreen) and screen.live:  # (a replay's follow the replay)
