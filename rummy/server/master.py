@@ -702,7 +702,9 @@ class TableMaster:
             events = game.apply(move, seat)
         except IllegalMove as illegal:
             raise Refused(illegal.code, illegal.message) from None
-        writes = [sql.add_move(self.game_id, n, move_to_wire(move), auto)]
+        # The move as the engine records it (R1.1: the Jokers actually used, the cards
+        # sorted), not as it was sent, so that the stored game is the engine's own record.
+        writes = [sql.add_move(self.game_id, n, move_to_wire(game.moves[-1]), auto)]
         if game.is_over:
             results = msgspec.to_builtins([result_to_wire(r) for r in game.results])
             writes.append(sql.finish_game(self.game_id, game.totals(), results))

@@ -10,11 +10,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import msgspec
 import pytest
 
-from rummy.engine import ENGINE_VERSION, DrawStock, Game, GameRecord, view_for
+from rummy.engine import ENGINE_VERSION, Discard, DrawStock, Game, GameRecord, Move, NewMeld, view_for
 from rummy.engine.bots import make_bot
-from rummy.protocol import GameUpdate, Ok, Seated, TableOptions, errors
+from rummy.engine.cards import FIRST_JOKER
+from rummy.protocol import GameUpdate, Ok, Seated, TableOptions, errors, move_to_wire
 from rummy.protocol.codec import server_decoder
 from rummy.protocol.messages import ChatLine, Clock, Error, LobbyGone
 from rummy.protocol.messages import Table as TableMessage
@@ -117,6 +119,41 @@ def test_a_move_out_of_turn_is_refused_and_a_move_not_stored_changes_nothing() -
     assert len(t.game.moves) == 1
     first = frames_to(outcome, mover.id)[0]
     assert isinstance(first, Ok) and first.id == 3  # the mover's ok comes before its push
+
+
+def test_r1_1_a_move_is_stored_as_the_engine_records_it() -> None:
+    """What is stored of a move is the engine's record of it (the Joker actually held,
+    a meld's cards sorted), not the form it was sent in, so that the stored game is the
+    game itself, whatever a later engine makes of a move's other forms."""
+    t, _ = four_seated()
+    stored(t.start(ANN, request_id=1))
+    game = t.game
+    assert game is not None
+
+    def stored_move(change: Change) -> str:
+        (written,) = [params[2] for sql, params in change.writes if sql.startswith("INSERT INTO moves")]
+        return str(written)
+
+    def wire(move: Move) -> str:
+        return msgspec.json.encode(move_to_wire(move)).decode()
+
+    for _ in range(40):  # draw and discard until someone, after drawing, can meld
+        mover = (ANN, BOB, CY, DEE)[game.partner_draw.seat_of_chair.index(game.current)]
+        stored(t.play(mover, DrawStock(), None, request_id=2))
+        melds = [m for m in game.legal_moves() if isinstance(m, NewMeld)]
+        hand = game.hands[game.current]
+        if melds and FIRST_JOKER not in hand and any(c > FIRST_JOKER for c in hand):
+            break  # and holds a Joker that "JK" (the first one) does not name
+        stored(t.play(mover, Discard(game.hands[game.current][0]), None, request_id=3))
+    else:
+        pytest.fail("no meld and Joker in 40 turns")
+    meld = melds[0]
+    change = t.play(mover, NewMeld(tuple(reversed(meld.cards))), None, request_id=4)
+    assert stored_move(change) == wire(meld)  # sorted, as the engine lists it
+    stored(change)
+    joker = next(c for c in game.hands[game.current] if c > FIRST_JOKER)
+    change = t.play(mover, Discard(FIRST_JOKER), None, request_id=5)  # "JK": any Joker held
+    assert stored_move(change) == wire(Discard(joker))
 
 
 def test_a_bot_turn_is_asked_for_and_a_stale_decision_is_dropped() -> None:
