@@ -10,6 +10,7 @@ import re
 from itertools import pairwise
 
 import pytest
+from textual.command import CommandPalette
 from textual.widgets import Static
 
 from rummy.client.commands import screen_actions
@@ -565,6 +566,28 @@ async def test_the_rule_book_and_how_to_play_read_in_whole_lines_at_80x24() -> N
         assert any("♣ ♦ ♥ ♠" in line for line in rules)
         assert any("2 3 4 5 6 7 8 9 10 J Q K A" in line for line in rules)
         assert "These are the rules the game plays by, and the one authority on play" in " ".join(rules)
+
+
+async def test_at_80x24_the_palettes_reminder_gives_way_before_any_key() -> None:
+    """80x24 is the commonest terminal: after drawing, with hints on, every key of the
+    turn shows (o Sort and c Chat were cut for the "^p palette" reminder); while the
+    keys leave room, the reminder shows."""
+    game = meld_position("7h 8h 9h 2c Qs")
+    app = TableHarness(game, bots=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("h")
+        await pilot.pause()
+        keys = screen_text(app).splitlines()[-1]
+        turn = ("m Meld", "l Lay off", "d Discard", "h Hide hints", "o Sort", "c Chat", "? Help", "q Quit")
+        assert all(key in keys for key in turn), keys
+        assert "palette" not in keys and "…" not in keys
+        await pilot.press("ctrl+p")  # the palette itself still opens
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+    app = TableHarness(position(["7h 8h 2c", *OTHERS], discard="Kd", current=0, phase="draw"), bots=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert screen_text(app).splitlines()[-1].endswith("^p palette")
 
 
 async def test_command_palette_offers_the_actions_that_apply() -> None:

@@ -1,9 +1,10 @@
 """The line of keys at the bottom of a screen: the actions that apply now.
 
 One line of text, never wider than the terminal: when the keys do not all fit,
-the last ones before help and quit make way, so "? Help" and "q Quit" always
-show. It reads the screen's own bindings and ``check_action``, so the keys and the
-command palette agree on what applies; a click on a key runs its action.
+the reminder "^p palette" goes first (ctrl+p still works), then the last keys
+before help and quit make way, so "? Help" and "q Quit" always show. It reads the
+screen's own bindings and ``check_action``, so the keys and the command palette
+agree on what applies; a click on a key runs its action.
 A screen with a ``key_words`` dict (action: words) words its keys for the moment,
 and one with an ``offers(action)`` method leaves out a key that applies but is not
 worth offering now (t with no card of the pile usable): the key still works and
@@ -94,6 +95,8 @@ class KeyBar(Widget):
                     x += 2 if not self.ascii else 4
             return Content.assemble(*parts), spots
 
+        if draw(others + pinned, False)[0].cell_length + tail.cell_length > width:
+            tail = Content("")  # the reminder of ctrl+p gives way before any key does
         for keep in range(len(others), -1, -1):
             line, spots = draw(others[:keep] + pinned, keep < len(others))
             if line.cell_length + tail.cell_length <= width or keep == 0:
