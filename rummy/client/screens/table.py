@@ -84,6 +84,12 @@ HAND_KEYS: list[tuple[str, str]] = [
 ]
 
 
+def began_new_game(view: PlayerView, old: PlayerView | None) -> bool:
+    """Whether ``view`` is the first of a new game at the table ``old`` showed: a deal
+    under way, with fewer deals played than before."""
+    return view.phase in ("draw", "meld") and old is not None and len(view.results) < len(old.results)
+
+
 class TableScreen(Screen[None]):
     """One table. ``update`` shows a new view; the app calls the other public methods."""
 
@@ -209,6 +215,8 @@ class TableScreen(Screen[None]):
             # news; a deal that has just ended is.
             ended = view.phase in ("deal_over", "game_over")
             self._shown_results = len(view.results) - (1 if ended else 0)
+        if began_new_game(view, old):  # what the toasts said was of the game before
+            self.app.clear_notifications()  # ("Asked for another game...")
         self._ends_moved_on(view, old)
         if self.bell and old is not None and view.my_turn and view.phase == "draw" and not old.my_turn:
             self.app.bell()  # it has just become this player's turn
@@ -230,9 +238,7 @@ class TableScreen(Screen[None]):
         over = view.phase == "game_over" and old is not None and old.phase != "game_over"
         if not (began or over):
             return
-        new_game = began and old is not None and len(view.results) < len(old.results)
-        if new_game:  # what the toasts said was of the game before ("Asked for another game...")
-            self.app.clear_notifications()
+        new_game = began_new_game(view, old)
         watching = view.seat is None
         for screen in list(self.app.screen_stack):
             if isinstance(screen, DealEndScreen) and screen.live:  # (a replay's follow the replay)

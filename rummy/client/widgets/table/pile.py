@@ -122,13 +122,15 @@ class DiscardPileView(Widget, can_focus=True):
         """The faces of a framed pile in ``width``: the stock's, else as tall but narrower,
         down to a corner ("10♥"), so that the table keeps its shape as the pile grows;
         None when even those do not fit in one row (chips)."""
-        size = self._face_size()
-        room = width - fan_width(1, size) - GAP
-        return next((faces for faces in narrowing(size) if fan_width(len(self.pile), faces) <= room), None)
+        room = self._room(width)
+        return next((f for f in narrowing(self._face_size()) if fan_width(len(self.pile), f) <= room), None)
+
+    def _room(self, width: int) -> int:
+        """The columns the pile has in ``width``, right of the stock."""
+        return width - fan_width(1, self._face_size()) - GAP
 
     def _chips_per_line(self, width: int) -> int:
-        room = width - fan_width(1, self._face_size()) - GAP
-        return max(1, (room + 1) // 4)  # "10♥ " is the widest chip with its space
+        return max(1, (self._room(width) + 1) // 4)  # "10♥ " is the widest chip with its space
 
     def get_content_height(self, container: Area, viewport: Area, width: int) -> int:
         size = self._face_size()
