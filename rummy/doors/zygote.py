@@ -291,6 +291,12 @@ def preload(modules: list[str], load: Callable[[str], object] = importlib.import
     merge_same_pages()  # where the host runs KSM: one copy of the pages all children share
 
 
+# A file's time comes from the kernel's coarse clock, up to a tick (a few ms) behind
+# time.time(): a file written just after ``since`` can seem older. Counting a file
+# written this long before as ours costs at most one needless start again.
+FILE_CLOCK_SLACK = 0.05
+
+
 def compiled_since(since: float) -> list[str]:
     """The bytecode files of the loaded modules that were not on disk before ``since``:
     written since, or missing (their source compiled in memory)."""
@@ -300,7 +306,7 @@ def compiled_since(since: float) -> list[str]:
         if not cached:  # built in, frozen, or an extension module: nothing compiled
             continue
         try:
-            if os.stat(cached).st_mtime < since:
+            if os.stat(cached).st_mtime < since - FILE_CLOCK_SLACK:
                 continue
         except OSError:
             pass
