@@ -51,8 +51,9 @@ from rummy.protocol import (
 HOST = "127.0.0.1"
 SAVED_GAME = "local.sqlite"
 # The saved game survives the client being killed; a power cut may cost its last
-# move (no fsync per move: the table comes up faster).
-DEFAULTS: dict[str, Any] = {"sync": "normal"}
+# move (no fsync per move: the table comes up faster). No pause starts the next deal
+# by itself: nobody else waits for the one player, who goes on when ready.
+DEFAULTS: dict[str, Any] = {"sync": "normal", "deal_pause": None}
 
 
 Request = tuple[type[ClientMessage], dict[str, Any]]  # a request's type and its fields but the id

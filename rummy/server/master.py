@@ -30,7 +30,7 @@ worked out by ``_replan`` after every change:
   is paused while no player is present (nobody could act on it). When it runs
   out the server plays the rest of that turn with the bot and says so in the chat;
 - at a deal's end the next deal starts when every present player has said
-  ``ready``, or after ``deal_pause`` seconds.
+  ``ready``, or after ``deal_pause`` seconds (None: only when all are ready).
 """
 
 from __future__ import annotations
@@ -866,9 +866,12 @@ class TableMaster:
             self._turn = None
             self.clock.stop()
             now = self.context.now()
-            if self._next_deal_at is None:
+            if self._next_deal_at is None and options.deal_pause is not None:
                 self._next_deal_at = now + options.deal_pause
-            out.timers["next_deal"] = 0.0 if self._all_present_ready() else max(0.0, self._next_deal_at - now)
+            if self._all_present_ready():
+                out.timers["next_deal"] = 0.0
+            elif self._next_deal_at is not None:
+                out.timers["next_deal"] = max(0.0, self._next_deal_at - now)
         else:
             self._next_deal_at = None
             seat = game.current

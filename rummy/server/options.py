@@ -17,7 +17,10 @@ class ServerOptions:
     # bounded pool, so that thinking bots never hold up the other tables.
     bot_workers: int = 1
     hard_bot_iterations: int | None = None  # a hard bot's search budget (None: the expert's default)
-    deal_pause: float = 15.0  # seconds between a deal's end and the next deal, unless all are ready
+    # Seconds between a deal's end and the next deal, unless all are ready first. None:
+    # no pause ends it, the next deal waits for the people at the table (the game against
+    # bots, whose one player nobody else waits for).
+    deal_pause: float | None = 15.0
     # --- connections
     hello_timeout: float = 10.0  # a connection must say hello within this many seconds
     # A connection not in a chair (in the lobby, or before hello) that sends nothing for

@@ -92,3 +92,11 @@ class TableHarness(App[None]):
         while self.game.phase in ("draw", "meld") and self.game.current != self.seat:
             bot = make_bot("random", self.rng)
             self.show(self.game.apply(bot.choose(view_for(self.game, self.game.current))))
+
+
+class LobbyHarness(TableHarness):
+    """A table as a server's client shows it: the screen offers the way back to the
+    lobby, and the server's own pause may start the next deal (the harness's game,
+    like the game against bots, goes on when its one player is ready)."""
+
+    has_lobby = True

@@ -144,3 +144,34 @@ async def test_the_local_game_seats_bots_at_the_levels_asked_for() -> None:
         await pilot.pause()
         assert "hard bot" in screen_text(app)
         await quit_the_game(pilot, app)
+
+
+async def test_r3_1_the_game_against_bots_waits_at_a_deals_end_for_its_player() -> None:
+    """Played in tmux: deal 2 of the game against bots began by itself, 15 s into the
+    player's reading of deal 1's scores. Its server has no such pause: at a deal's end
+    it sets no countdown, and the next deal begins when the player says ready."""
+    app = RummyApp(player_name="Ann", local=True, server_options={"bot_delay": 0.0})
+    async with app.run_test(size=(100, 32)) as pilot:
+        table = await at_the_table(pilot, app)
+
+        def stopped() -> bool:  # at a deal's end, or our turn (and no move under way)
+            v = table.view
+            return v is not None and (v.phase == "deal_over" or (v.my_turn and app.move_request is None))
+
+        for _ in range(200):  # a deal is some 10-20 turns of ours: draw (or pass), discard
+            await eventually(stopped, pause=pilot.pause)
+            view = table.view
+            assert view is not None
+            if view.phase == "deal_over":
+                break
+            key = "d" if view.phase == "meld" else "s" if view.stock_count else "p"
+            await pilot.press(key)
+            await eventually(lambda old=view: table.view is not old, pause=pilot.pause)
+        assert table.view is not None and table.view.phase == "deal_over"
+        said = "Deal 2 starts when you are ready (n)."
+        await eventually(lambda: said in screen_text(app), pause=pilot.pause)
+        assert table.timer is None or table.timer.kind != "next_deal"  # no countdown told
+        assert "The next deal starts in" not in str(table.board.prompt.content)  # nor shown
+        await pilot.press("n")
+        await eventually(lambda: table.view is not None and table.view.deal == 2, pause=pilot.pause)
+        await quit_the_game(pilot, app)

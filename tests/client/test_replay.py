@@ -39,7 +39,7 @@ from rummy.protocol import (
 from rummy.protocol import errors as codes
 from tests.client.conftest import screen_text
 from tests.client.fakes import offline_app, say
-from tests.client.harness import TableHarness
+from tests.client.harness import LobbyHarness, TableHarness
 from tests.client.test_table import meld_position, panel
 from tests.support import eventually
 
@@ -638,10 +638,6 @@ async def test_the_replays_log_says_which_moves_a_stand_in_or_the_timer_played()
         assert f"played by a bot while {screen.replay.seats.name(first)}" in screen_text(app)
         await pilot.press("right", "right")
         assert "time ran out: the server played this" in screen_text(app)
-
-
-class LobbyHarness(TableHarness):
-    has_lobby = True  # a server's client: the table screen offers the way back
 
 
 async def test_back_from_watching_the_game_again_the_table_says_how_to_reach_the_lobby() -> None:

@@ -39,7 +39,7 @@ from rummy.engine import (
 from rummy.engine.positions import c, cards, position
 from rummy.rulebook import rule_book
 from tests.client.conftest import screen_text
-from tests.client.harness import TableHarness
+from tests.client.harness import LobbyHarness, TableHarness
 from tests.support import eventually
 
 OTHERS = ["2d 3d 4d 5d 6d 7d", "2s 3s 4s 5s 6s 7s", "3c 4c 5c 6c 7c Ac"]
@@ -804,7 +804,7 @@ async def test_a_view_arriving_while_the_screen_is_taken_down_is_not_an_error() 
 async def test_a_dialog_shows_its_own_keys_not_the_tables_and_fits_80x24() -> None:
     """While the deal's end is open only its keys work: the bottom line says those (not
     the table's draw or chat, which wait), and at 80x24 its buttons show whole."""
-    app = TableHarness(going_out(), bots=False)
+    app = LobbyHarness(going_out(), bots=False)
     async with app.run_test(size=(80, 24)) as pilot:
         assert screen_text(app).splitlines()[-1].startswith(" m Meld  l Lay off")  # the table's line
         await go_out(pilot, app)
@@ -820,12 +820,26 @@ async def test_a_dialog_shows_its_own_keys_not_the_tables_and_fits_80x24() -> No
         assert app.game.deal == 1
 
 
+async def test_in_the_game_against_bots_the_deals_end_says_deal_2_waits_for_you() -> None:
+    """Played in tmux: the game against bots began deal 2 by itself while its one
+    player still read the scores. Its server now waits for them, and the deal's end
+    says so instead of "or by itself shortly"."""
+    app = TableHarness(going_out(), bots=False)  # no lobby: the game against bots
+    async with app.run_test(size=(80, 24)) as pilot:
+        await go_out(pilot, app)
+        assert isinstance(app.screen, DealEndScreen)
+        shown = screen_text(app)
+        assert "Deal 2 starts when you are ready (n)." in shown and "by itself" not in shown
+        await pilot.press("n")
+        await eventually(lambda: app.game.deal == 2, pause=pilot.pause)
+
+
 async def test_the_deals_end_says_who_is_ready_so_far() -> None:
     """The next deal starts when everyone here is ready: the deal's end says who is so far,
     live, as the table tells it."""
     from dataclasses import replace
 
-    app = TableHarness(going_out(), bots=False)
+    app = LobbyHarness(going_out(), bots=False)
     async with app.run_test(size=(100, 40)) as pilot:
         await go_out(pilot, app)
         assert isinstance(app.screen, DealEndScreen)
@@ -845,7 +859,7 @@ async def test_the_deals_end_says_who_is_ready_so_far() -> None:
 async def test_a_spectators_deals_end_closes_when_the_next_deal_begins() -> None:
     """A spectator's deal end (no "ready" for them) closes when deal 2 begins: back to
     the game they came to watch (it stayed over the table all through deal 2)."""
-    app = TableHarness(going_out(), bots=False)
+    app = LobbyHarness(going_out(), bots=False)
     async with app.run_test(size=(100, 40)) as pilot:
         await go_out(pilot, app)
         shown = app.screen

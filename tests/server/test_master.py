@@ -313,6 +313,23 @@ def test_r3_1_the_deal_pause_starts_the_next_deal_without_anyone_ready() -> None
     assert late.value.code == errors.NOT_DEAL_OVER
 
 
+def test_r3_1_with_no_deal_pause_the_next_deal_waits_for_the_players() -> None:
+    """The game against bots runs with no deal pause: nothing starts the next deal but
+    its player's ready, however long they read the scores."""
+    t, now = four_seated(deal_pause=None)
+    stored(t.start(ANN, request_id=1))
+    ended = play_to(t, "deal_over")
+    assert ended.timers["next_deal"] is None  # no timer set...
+    assert t.clock_message().kind != "next_deal"  # ...and no countdown told
+    now.t += 3600
+    for v in (ANN, BOB, CY):
+        assert stored(t.ready(v, request_id=2)).timers["next_deal"] is None
+    assert t.game is not None and t.game.phase == "deal_over"
+    assert stored(t.ready(DEE, request_id=2)).timers["next_deal"] == 0.0  # all ready: at once
+    stored(t.timer("next_deal"))
+    assert t.game.phase != "deal_over"
+
+
 def test_r2_2_play_again_draws_partners_anew_once_all_four_say_so() -> None:
     t, _ = four_seated()
     stored(t.start(ANN, request_id=1))

@@ -98,7 +98,8 @@ DEAL_2_BEGUN = "Deal 2 has begun: esc (or n) returns to the table."
 class DealEndScreen(Dialog[DealChoice]):
     """Shown when a deal ends. ``can_start``: a player (not a spectator) may say they
     are ready for the next deal. ``live`` False: a replay's, which tells nobody how
-    the next deal starts."""
+    the next deal starts. ``by_itself`` False: the server waits for the players, with
+    no pause that starts the next deal anyway (the game against bots)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "choose('next')", "Next deal"),
@@ -116,6 +117,7 @@ class DealEndScreen(Dialog[DealChoice]):
         ascii: bool = False,
         live: bool = True,
         begun: bool = False,
+        by_itself: bool = True,
     ) -> None:
         super().__init__()
         self.results = list(results)
@@ -124,6 +126,7 @@ class DealEndScreen(Dialog[DealChoice]):
         self.begun = begun  # the next deal has begun (before this opened, or while open)
         self.ascii = ascii
         self.live = live
+        self.by_itself = by_itself
 
     def contents(self) -> ComposeResult:
         result = self.results[-1]
@@ -142,6 +145,8 @@ class DealEndScreen(Dialog[DealChoice]):
             return Content(DEAL_2_BEGUN)
         n = " (n)" if self.can_start else ""  # a spectator has no n to press
         # (The server waits for the people who are here: bots and the away wait for no one.)
+        if not self.by_itself:
+            return Content(f"Deal 2 starts when you are ready{n}.")
         sentence = f"Deal 2 starts when everyone here is ready{n}, or by itself shortly"
         return with_who_asked(sentence, self.seats)
 

@@ -647,8 +647,17 @@ class TableScreen(Screen[None]):
                 can_start = view.phase == "deal_over" and view.seat is not None
                 # Opened again (r) once the next deal is under way: it says so.
                 begun = view.phase != "deal_over"
+                # The game against bots (no lobby) has a server of its own that waits
+                # for its one player: no pause starts the next deal by itself.
                 deal_choice = await self.app.push_screen_wait(
-                    DealEndScreen(view.results, self.seats, can_start, self.ascii, begun=begun)
+                    DealEndScreen(
+                        view.results,
+                        self.seats,
+                        can_start,
+                        self.ascii,
+                        begun=begun,
+                        by_itself=self.app_has_lobby,
+                    )
                 )
                 if deal_choice == "next":
                     self.action_next_deal()
