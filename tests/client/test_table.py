@@ -412,21 +412,31 @@ async def test_going_out_asks_first() -> None:
 
 
 async def test_pass_only_when_the_stock_is_empty() -> None:
-    """R6.1: with the stock empty p passes; with cards in the stock p does nothing."""
+    """R6.1: with the stock empty p passes and s says why it cannot draw; with cards in
+    the stock p says why it cannot pass (it did nothing, without a word, and a player
+    who pressed it was left guessing). Neither sends a move; the line of keys offers
+    only the one that applies."""
     game = position(["7h 2c", *OTHERS], current=0, phase="draw", rest_to="discard")
     app = TableHarness(game, bots=False)
-    async with app.run_test() as pilot:
+    async with app.run_test(notifications=True) as pilot:
         text = screen_text(app)
         assert "The stock is empty" in text and "p Pass" in text and "s Draw" not in text
         await pilot.press("s")
+        await eventually(lambda: "Cannot draw" in screen_text(app), pause=pilot.pause)
+        assert "(R6.1)" in screen_text(app)  # the toast, wrapped, ends with the rule
         assert app.sent == []
         await pilot.press("p")
         assert app.sent == [Pass()]
-    app = TableHarness(bots=False)
-    async with app.run_test() as pilot:
+    app = TableHarness(position(["7h 2c", *OTHERS], current=0, phase="draw"), bots=False)
+    async with app.run_test(notifications=True) as pilot:
+        assert app.game.stock  # our turn to draw, from a stock with cards
         await pilot.press("p")
+        await eventually(lambda: "Cannot pass" in screen_text(app), pause=pilot.pause)
+        assert "Passing is only for when the stock" in screen_text(app)
         assert app.sent == []
-        assert "p Pass" not in screen_text(app)
+        assert "p Pass" not in screen_text(app) and "s Draw" in screen_text(app)
+        await pilot.press("s")
+        assert app.sent == [DrawStock()]
 
 
 async def test_hints_mark_what_can_be_played() -> None:

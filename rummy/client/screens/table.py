@@ -363,12 +363,10 @@ class TableScreen(Screen[None]):
         view = self.view
         turn = view is not None and view.my_turn
         phase = view.phase if view is not None else None
-        if action == "draw":
-            return turn and phase == "draw" and view is not None and not may_pass(view.stock_count)
-        if action == "take":
+        # Draw, take and pass all answer while it is one's turn to draw: the one R6.1 does
+        # not allow now says why (the line of keys offers only the allowed ones, ``offers``).
+        if action in ("draw", "take", "pass_turn"):
             return turn and phase == "draw"
-        if action == "pass_turn":
-            return turn and phase == "draw" and view is not None and may_pass(view.stock_count)
         if action in ("meld", "lay_off", "discard"):
             return turn and phase == "meld"
         if action == "next_deal":
@@ -387,8 +385,14 @@ class TableScreen(Screen[None]):
 
     def offers(self, action: str) -> bool:
         """Whether the line of keys shows an action that applies now: t only when some
-        card of the pile can be used (R4.1)."""
-        return action != "take" or self._pile_usable()
+        card of the pile can be used (R4.1); s while the stock has cards, p once it is
+        empty (R6.1)."""
+        if action == "take":
+            return self._pile_usable()
+        if action in ("draw", "pass_turn"):
+            empty = self.view is not None and may_pass(self.view.stock_count)
+            return empty == (action == "pass_turn")
+        return True
 
     # --- the actions of a turn -----------------------------------------------------------
 
@@ -397,9 +401,26 @@ class TableScreen(Screen[None]):
         self.post_message(PlayMove(move))
 
     def action_draw(self) -> None:
+        if self.view is not None and may_pass(self.view.stock_count):
+            self.hand.focus()
+            self.notify(
+                "The stock is empty: take from the discard pile (t) or pass (p) (R6.1).",
+                title="Cannot draw",
+                severity="warning",
+            )
+            return
         self._play(DrawStock())
 
     def action_pass_turn(self) -> None:
+        if self.view is not None and not may_pass(self.view.stock_count):
+            self.hand.focus()
+            self.notify(
+                "Passing is only for when the stock is empty (R6.1): draw from the stock (s)"
+                " or take from the discard pile (t).",
+                title="Cannot pass",
+                severity="warning",
+            )
+            return
         self._play(Pass())
 
     def action_take(self) -> None:
