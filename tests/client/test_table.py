@@ -22,6 +22,7 @@ from rummy.client.screens.results import DealEndScreen, GameEndScreen
 from rummy.client.screens.table import TableScreen
 from rummy.client.widgets.table.faces import RECENT
 from rummy.client.widgets.table.hand import HandView, sort_cards
+from rummy.client.widgets.keys import KeyBar
 from rummy.client.widgets.table.pile import DiscardPileView
 from rummy.engine import (
     DealResult,
@@ -598,6 +599,27 @@ async def test_at_80x24_the_palettes_reminder_gives_way_before_any_key() -> None
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert screen_text(app).splitlines()[-1].endswith("^p palette")
+
+
+async def test_at_80x24_a_server_games_keys_all_show_with_narrower_gaps() -> None:
+    """Seen in tmux: in a server game at 80x24, after drawing with hints on, the line
+    of keys dropped "b Lobby" (nine keys with two-space gaps need 84 columns). The
+    gaps narrow to one space first, so every key shows, and a click still finds its key."""
+    app = LobbyHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("h")
+        await pilot.pause()
+        keys = screen_text(app).splitlines()[-1]
+        turn = ("m Meld", "l Lay off", "d Discard", "h Hide hints", "o Sort", "c Chat", "b Lobby", "? Help", "q Quit")
+        assert all(key in keys for key in turn), keys
+        assert "…" not in keys and "palette" not in keys
+        await pilot.click(KeyBar, offset=(keys.index("? Help") + 2, 0))
+        await eventually(lambda: isinstance(app.screen, HelpScreen), pause=pilot.pause)
+    app = LobbyHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.press("h")
+        await pilot.pause()
+        assert "  b Lobby  ? Help  q Quit" in screen_text(app).splitlines()[-1]  # room: the usual gaps
 
 
 async def test_command_palette_offers_the_actions_that_apply() -> None:

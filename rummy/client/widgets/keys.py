@@ -1,8 +1,9 @@
 """The line of keys at the bottom of a screen: the actions that apply now.
 
 One line of text, never wider than the terminal: when the keys do not all fit,
-the reminder "^p palette" goes first (ctrl+p still works), then the last keys
-before help and quit make way, so "? Help" and "q Quit" always show. It reads the
+the reminder "^p palette" goes first (ctrl+p still works), then the gaps between
+keys narrow to one space, then the last keys before help and quit make way, so
+"? Help" and "q Quit" always show. It reads the
 screen's own bindings and ``check_action``, so the keys and the command palette
 agree on what applies; a click on a key runs its action.
 A screen with a ``key_words`` dict (action: words) words its keys for the moment,
@@ -78,14 +79,16 @@ class KeyBar(Widget):
         palette = self.palette and getattr(self.app, "use_command_palette", True)
         tail = Content.styled("  ^p palette", "dim") if palette else Content("")
 
-        def draw(items: list[tuple[str, str, str]], cut: bool) -> tuple[Content, list[tuple[int, int, str]]]:
+        def draw(
+            items: list[tuple[str, str, str]], cut: bool, gap: int = 2
+        ) -> tuple[Content, list[tuple[int, int, str]]]:
             parts: list[Content] = []
             spots = []
             x = 0
             for i, (key, words, action) in enumerate(items):
                 if i:
-                    parts.append(Content("  "))
-                    x += 2
+                    parts.append(Content(" " * gap))
+                    x += gap
                 piece = Content.assemble((key, "bold $accent"), " ", words)
                 spots.append((x, x + piece.cell_length, action))
                 parts.append(piece)
@@ -97,8 +100,11 @@ class KeyBar(Widget):
 
         if draw(others + pinned, False)[0].cell_length + tail.cell_length > width:
             tail = Content("")  # the reminder of ctrl+p gives way before any key does
-        for keep in range(len(others), -1, -1):
-            line, spots = draw(others[:keep] + pinned, keep < len(others))
+        # Then the gaps narrow to one space (the keys' colour still parts them), and only
+        # then do keys make way: every key shown beats roomy gaps.
+        tries = [(len(others), 2), (len(others), 1), *((keep, 2) for keep in range(len(others) - 1, -1, -1))]
+        for keep, gap in tries:
+            line, spots = draw(others[:keep] + pinned, keep < len(others), gap)
             if line.cell_length + tail.cell_length <= width or keep == 0:
                 break
         self._spots = spots
