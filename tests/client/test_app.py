@@ -207,7 +207,9 @@ async def test_create_a_table_with_its_options() -> None:
 
 async def test_sit_in_a_chosen_chair_or_watch() -> None:
     """Only free chairs are offered, each under its own number (4 is chair 4, not the
-    second free one); one taken while the question was open is not sat in."""
+    second free one); one taken while the question was open is not sat in, and the
+    question comes again with the chairs still free (seen in tmux: three friends
+    sitting at once got "That chair was taken meanwhile" and had to start over)."""
     app, sent = offline_app()
     async with app.run_test() as pilot:
         say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)]))
@@ -221,6 +223,11 @@ async def test_sit_in_a_chosen_chair_or_watch() -> None:
         await pilot.press("1", "3")  # no such chairs free: still asking
         assert isinstance(app.screen, ChooseScreen)
         await pilot.press("2")  # chair 2: Eve took it meanwhile
+        await eventually(lambda: "Chair 2 was taken meanwhile" in screen_text(app), pause=pilot.pause)
+        again = app.screen
+        assert isinstance(again, ChooseScreen) and [label for label, _ in again.options] == ["Chair 4"]
+        assert not any(isinstance(m, Sit) for m in sent.sent)
+        await pilot.press("escape")  # not now after all
         await pilot.pause()
         assert not any(isinstance(m, Sit) for m in sent.sent)
         say(app, LobbyTable(table=table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)))

@@ -406,29 +406,37 @@ class LobbyScreen(Screen[None]):
         if info.table_id == self.session.held:  # our chair, held since we left: take it back
             self.post_message(RejoinRequested())
             return
-        if info.status != "waiting":
-            self.notify("That table is playing: w watches it.", severity="warning")
-            return
-        free = [c.chair for c in info.chairs if c.name is None]
-        if not free:
-            self.notify("That table is full: w watches it.", severity="warning")
-            return
-        chair = free[0]
-        if len(free) > 1:
-            seated = info.options.seating == "chosen"
+        question = "Sit in which chair?"
+        while True:
+            # The list may move on while the question is open: each round reads it anew.
+            latest = self.session.tables.get(info.table_id)
+            if latest is None:
+                self.notify("That table has closed.", severity="warning")
+                return
+            if latest.status != "waiting":
+                self.notify("That table is playing: w watches it.", severity="warning")
+                return
+            free = [c.chair for c in latest.chairs if c.name is None]
+            if not free:
+                self.notify("That table is full: w watches it.", severity="warning")
+                return
+            if len(free) == 1 and question == "Sit in which chair?":
+                chair = free[0]  # one chair to offer, and nothing asked yet: that one
+                break
+            seated = latest.options.seating == "chosen"
             options = [(f"Chair {c + 1}" + (f" ({SEAT_NAMES[c]})" if seated else ""), c) for c in free]
             # Each chair keeps its own number: 4 is chair 4, whichever chairs are free.
             numbers = [c + 1 for c in free]
-            chooser = ChooseScreen[int]("Sit in which chair?", options, numbers=numbers)
-            picked = await self.app.push_screen_wait(chooser)
+            picked = await self.app.push_screen_wait(ChooseScreen[int](question, options, numbers=numbers))
             if picked is None:
                 return
-            # The list may have moved on while the question was open: only a free chair.
             latest = self.session.tables.get(info.table_id)
-            if latest is None or latest.chairs[picked].name is not None:
-                self.notify("That chair was taken meanwhile: choose again.", severity="warning")
-                return
-            chair = picked
+            if latest is not None and latest.chairs[picked].name is None:
+                chair = picked
+                break
+            # Someone sat there while the question was open (friends starting a table
+            # together): ask again with the chairs still free, not leave it at a warning.
+            question = f"Chair {picked + 1} was taken meanwhile. Sit in which chair?"
         self.post_message(SitRequested(info.table_id, chair))
 
     def action_watch(self) -> None:
