@@ -24,6 +24,7 @@ from rummy.protocol import (
     PROTOCOL_VERSION,
     AddBot,
     CreateTable,
+    Error,
     GameUpdate,
     Hello,
     Ok,
@@ -32,6 +33,7 @@ from rummy.protocol import (
     Start,
     TableOptions,
     Welcome,
+    errors,
     event_from_wire,
     view_from_wire,
 )
@@ -43,7 +45,11 @@ ADDRESS = re.compile(rb"listening on ([0-9.]+):(\d+)")
 
 
 @asynccontextmanager
-async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
+async def server_process(
+    db: Path, hangup_ignored: bool = False
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
+    """``hangup_ignored``: started as ``nohup`` starts it, with SIGHUP ignored."""
+    ignore = (lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)) if hangup_ignored else None
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -65,6 +71,7 @@ async def server_process(db: Path) -> AsyncIterator[tuple[asyncio.subprocess.Pro
         "--log-level",
         "warning",
         stdout=asyncio.subprocess.PIPE,
+        preexec_fn=ignore,
     )
     assert proc.stdout is not None
     line = await asyncio.wait_for(proc.stdout.readline(), 20)
@@ -180,3 +187,24 @@ async def test_sigkill_mid_game_loses_nothing_acknowledged(tmp_path: Path) -> No
         events = replay.apply(move)
         story = events if any(isinstance(e, DealStarted) for e in events) else story + events
     assert told == story
+
+
+async def test_a_hangup_stops_the_server_cleanly_unless_started_under_nohup(tmp_path: Path) -> None:
+    """Seen in tmux: closing the terminal a server ran in (SIGHUP) killed it outright,
+    its players cut off with no word. It now stops as on ^C or SIGTERM: each player is
+    told the server is shutting down, and it exits 0. Started under nohup, it ignores
+    the hangup, as the host asked."""
+    async with server_process(tmp_path / "a.db") as (proc, port):
+        ann, _ = await hello(port, "Ann")
+        proc.send_signal(signal.SIGHUP)
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
+        await ann.until(lambda c: c.closed)
+        assert any(isinstance(m, Error) and m.code == errors.SHUTTING_DOWN for m in ann.received)
+        await ann.close()
+    async with server_process(tmp_path / "b.db", hangup_ignored=True) as (proc, port):
+        proc.send_signal(signal.SIGHUP)
+        bob, welcome = await hello(port, "Bob")  # served after the hangup...
+        assert proc.returncode is None and welcome.name == "Bob"
+        proc.send_signal(signal.SIGTERM)  # ...and stopped only when asked
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
+        await bob.close()
