@@ -11,6 +11,11 @@ game's seed is derived from ``--seed``: the same seed plays the same games, on
 one process or on ``--jobs`` of them. ``--save DIR`` writes every game as a record
 file (docs/RECORDS.md) that ``rummy-client --replay FILE`` plays back, move by move.
 
+A bot author's own bot plays as ``MODULE:NAME`` (``--bots mybot:GreedyBot,hard``):
+``NAME`` in the module ``MODULE`` (importable from the current directory), called
+with a ``random.Random`` to make the bot, as docs/ENGINE.md's example bot is. A move
+the rules refuse stops the run with one line that names the bot, the move and why.
+
 Win rates come with a 95% confidence interval: the mean plus or minus 1.96
 standard errors, the standard error taken from the spread of the duplicate pairs
 (the two games of a pair are one sample, since they share their cards), or of
@@ -24,9 +29,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import json
 import math
 import multiprocessing
+import os
 import secrets
 import sys
 import time
@@ -37,9 +44,42 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from .engine import SEAT_NAMES, Game, GameRecord, Move, team_seats, view_for
-from .engine.bots import BOT_NAMES, Budget, make_bot
+from .engine import SEAT_NAMES, Game, GameRecord, IllegalMove, Move, move_text, team_seats, view_for
+from .engine.bots import BOT_NAMES, Bot, Budget, make_bot
 from .protocol.record import RecordPlayer, encode_record_file, record_of_game
+
+
+class BotMisplayed(Exception):
+    """A bot answered with something the rules refuse: the run cannot go on."""
+
+
+def bot_factory(spec: str) -> Callable[[Random], Bot]:
+    """What makes a bot author's bot, ``MODULE:NAME``: ``NAME`` of the module ``MODULE``,
+    called with a ``random.Random``. Raises ``ValueError`` (one sentence) when there
+    is no such module or name, or what it makes is no bot."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"a bot of your own is MODULE:NAME (mybot:GreedyBot), not {spec!r}")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as python -m does: the author's module is here
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"cannot import {module_name!r} for the bot {spec!r}: {error}") from None
+    factory = getattr(module, attribute, None)
+    if not callable(factory):
+        raise ValueError(f"{module_name!r} has no {attribute!r} to call with a random.Random")
+    return factory  # type: ignore[no-any-return]
+
+
+def make_player(name: str, rng: Random, budget: Budget | None = None) -> Bot:
+    """One of our bots by name (``make_bot``), or a bot author's ``MODULE:NAME``."""
+    if ":" not in name:
+        return make_bot(name, rng, budget)
+    bot = bot_factory(name)(rng)
+    if not callable(getattr(bot, "choose", None)):
+        raise ValueError(f"{name} made {bot!r}, which has no choose(view) method")
+    return bot
 
 
 def derive_seed(seed: int, *parts: object) -> int:
@@ -81,7 +121,7 @@ def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | N
     ``budget``: how long the searching bots think (their default if None)."""
     start = time.perf_counter()
     game = Game(seed, seating="chosen")
-    bots = [make_bot(name, Random(derive_seed(bot_seed, seat)), budget) for seat, name in enumerate(seats)]
+    bots = [make_player(name, Random(derive_seed(bot_seed, seat)), budget) for seat, name in enumerate(seats)]
     decisions: dict[str, list[float]] = {name: [] for name in seats}
     cpu: dict[str, list[float]] = {name: [] for name in seats}
     clock, cpu_clock = time.perf_counter, time.thread_time
@@ -92,13 +132,30 @@ def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | N
         move = bots[seat].choose(view)
         decisions[seats[seat]].append(clock() - began)
         cpu[seats[seat]].append(cpu_clock() - began_cpu)
-        game.apply(move)
+        why = _play(game, move)
+        if why is not None:
+            played = move_text(move) if isinstance(move, Move) else repr(move)
+            raise BotMisplayed(
+                f"the bot {seats[seat]} ({SEAT_NAMES[seat]}) played {played} in deal {game.deal}"
+                f" of the game of seed {seed}, {len(game.moves)} moves in: {why}"
+            )
     a, b, c, d = seats
     moves = tuple(game.moves)
     seconds = time.perf_counter() - start
     return GameOutcome(
         seed, (a, b, c, d), game.totals(), game.winner(), len(moves), moves, seconds, decisions, cpu
     )
+
+
+def _play(game: Game, move: object) -> str | None:
+    """Play a bot's answer; what is wrong with it if the rules refuse it (None: played)."""
+    if not isinstance(move, Move):
+        return "that is no move (one of rummy.engine's)"
+    try:
+        game.apply(move)
+    except IllegalMove as refusal:
+        return refusal.message
+    return None
 
 
 def save_game(directory: Path, number: int, outcome: GameOutcome, run_seed: int) -> Path:
@@ -326,9 +383,10 @@ def simulate(
 
 def report(result: SimResult) -> str:
     """The human-readable summary."""
+    w = max(14, *(len(name) + 1 for name in result.per_bot))  # a bot of one's own may be long
     lines = [
         f"{result.games} games, seed {result.seed}, bots {','.join(result.bots)}",
-        f"{'':<14}{'played':>8}{'wins':>8}{'ties':>7}{'losses':>8}{'win %':>8}"
+        f"{'':<{w}}{'played':>8}{'wins':>8}{'ties':>7}{'losses':>8}{'win %':>8}"
         f"{'95% CI':>15}{'mean score':>12}",
     ]
 
@@ -337,7 +395,7 @@ def report(result: SimResult) -> str:
         lo, hi = samples.ci95()
         ci = f"{100 * lo:.1f}-{100 * hi:.1f}%"
         return (
-            f"{label:<14}{d['played']:>8}{d['wins']:>8}{d['ties']:>7}{d['losses']:>8}"
+            f"{label:<{w}}{d['played']:>8}{d['wins']:>8}{d['ties']:>7}{d['losses']:>8}"
             f"{100 * d['win_rate']:>7.1f}%{ci:>15}{d['mean_score']:>12.1f}"
         )
 
@@ -348,7 +406,7 @@ def report(result: SimResult) -> str:
     for name in sorted(result.per_bot):
         ms, cpu = result.decision_ms(name), result.decision_ms(name, cpu=True)
         lines.append(
-            f"{name:<14}{ms['decisions']:>8} decisions: median {ms['p50']:.2f} ms, "
+            f"{name:<{w}}{ms['decisions']:>8} decisions: median {ms['p50']:.2f} ms, "
             f"p99 {ms['p99']:.2f} ms, longest {ms['max']:.2f} ms"
             f" (CPU: median {cpu['p50']:.2f} ms, p99 {cpu['p99']:.2f} ms)"
         )
@@ -384,8 +442,15 @@ def _bots(text: str) -> list[str]:
     if len(names) not in (1, 2, 4):
         raise argparse.ArgumentTypeError(f"give 1, 2 or 4 bot names separated by commas, not {len(names)}")
     for name in names:
-        if name not in BOT_NAMES:
-            raise argparse.ArgumentTypeError(f"unknown bot {name!r}; known bots: {', '.join(BOT_NAMES)}")
+        if ":" in name:  # a bot of the author's own: made once now, so a mistake shows at once
+            try:
+                make_player(name, Random(0))
+            except ValueError as error:
+                raise argparse.ArgumentTypeError(str(error)) from None
+        elif name not in BOT_NAMES:
+            raise argparse.ArgumentTypeError(
+                f"unknown bot {name!r}; known bots: {', '.join(BOT_NAMES)}, or MODULE:NAME for your own"
+            )
     return names
 
 
@@ -403,7 +468,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_bots,
         default=["heuristic", "random"],
         metavar="NAME[,NAME[,NAME,NAME]]",
-        help=f"1 name: all seats; 2: team 0 and team 1; 4: one per seat. Known: {', '.join(BOT_NAMES)}",
+        help=f"1 name: all seats; 2: team 0 and team 1; 4: one per seat. Known: {', '.join(BOT_NAMES)};"
+        " or MODULE:NAME, a bot of your own (NAME called with a random.Random)",
     )
     parser.add_argument(
         "--jobs", type=_positive, default=1, help="play on this many processes (same results; default 1)"
@@ -437,17 +503,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             save.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             build_parser().error(f"cannot make the directory {save}: {error.strerror or error}")
-    if sys.stderr.isatty() and not args.no_progress:
-        from rich.console import Console
-        from rich.progress import Progress  # only on a terminal: the bar is for people
+    try:
+        if sys.stderr.isatty() and not args.no_progress:
+            from rich.console import Console
+            from rich.progress import Progress  # only on a terminal: the bar is for people
 
-        with Progress(console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task("playing", total=games)
-            result = simulate(
-                games, seed, names, lambda done: bar.update(task, completed=done), args.jobs, budget, save
-            )
-    else:
-        result = simulate(games, seed, names, jobs=args.jobs, budget=budget, save=save)
+            with Progress(console=Console(stderr=True), transient=True) as bar:
+                task = bar.add_task("playing", total=games)
+                result = simulate(
+                    games, seed, names, lambda done: bar.update(task, completed=done), args.jobs, budget, save
+                )
+        else:
+            result = simulate(games, seed, names, jobs=args.jobs, budget=budget, save=save)
+    except BotMisplayed as error:
+        print(f"rummy-sim: {error} (--seed {seed} plays the same games again)", file=sys.stderr)
+        return 1
     print(report(result))
     if save is not None:
         print(f"{games} game records written to {save}/ (watch one: rummy-client --replay FILE)")

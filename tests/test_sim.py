@@ -194,3 +194,108 @@ def test_save_writes_every_game_as_a_record_that_replays(
     again = tmp_path / "again"
     assert main(["--games", "3", "--seed", "9", "--bots", "heuristic,random", "--save", str(again)]) == 0
     assert [f.read_bytes() for f in sorted(again.glob("*.json"))] == [f.read_bytes() for f in files]
+
+
+GREEDY = '''
+import random
+
+from rummy.engine import Discard, LayOff, Move, NewMeld, PlayerView, TakeDiscard, points
+
+
+class GreedyBot:  # docs/ENGINE.md's example bot
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, view: PlayerView) -> Move:
+        moves = view.legal_moves()
+        for kind in (NewMeld, LayOff, TakeDiscard):
+            useful = [m for m in moves if isinstance(m, kind)]
+            if useful:
+                return self.rng.choice(useful)
+        discards = [m for m in moves if isinstance(m, Discard)]
+        if discards:
+            return max(discards, key=lambda m: points(m.card))
+        return moves[0]
+
+
+class Cheat(GreedyBot):  # throws away a card it may not hold
+    def choose(self, view: PlayerView) -> Move:
+        move = super().choose(view)
+        if isinstance(move, Discard):
+            return Discard(next(c for c in range(52) if c not in (view.hand or ())))
+        return move
+
+
+class Mute(GreedyBot):
+    def choose(self, view: PlayerView) -> Move:
+        return None  # type: ignore[return-value]
+
+
+def not_a_bot(rng: random.Random) -> int:
+    return 3
+'''
+
+
+def test_a_bot_authors_own_bot_plays_as_module_and_name(tmp_path: Path) -> None:
+    """A bot author benchmarks their bot against ours: ``--bots mybot:GreedyBot,hard``
+    imports ``GreedyBot`` from ``mybot.py`` in the current directory and calls it with
+    a random.Random, on one process or on several (each imports it too)."""
+    (tmp_path / "greedy_bot.py").write_text(GREEDY, encoding="utf-8")
+    args = ["--games", "4", "--seed", "5", "--bots", "greedy_bot:GreedyBot,heuristic", "--json"]
+    run = subprocess.run(
+        [_console_script(), *args, "--jobs", "2"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout.strip().splitlines()[-1])
+    assert data["games"] == 4 and set(data["results"]) == {"greedy_bot:GreedyBot", "heuristic"}
+    assert data["results"]["greedy_bot:GreedyBot"]["played"] == 4
+    assert data["results"]["greedy_bot:GreedyBot"]["decision_ms"]["decisions"] > 0
+    table = run.stdout.splitlines()[1:6]  # the heading, both teams, both bots
+    assert table[3].startswith("greedy_bot:GreedyBot ")
+    assert len({len(line) for line in table}) == 1  # columns aligned, however long the name
+
+
+@pytest.mark.parametrize(
+    ("bot", "said"),
+    [
+        ("Cheat", "played discard 2c in deal 1 of the game of seed "),
+        ("Mute", "played None in deal 1 of the game of seed "),
+    ],
+)
+def test_a_move_the_rules_refuse_stops_the_run_with_one_clear_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], bot: str, said: str
+) -> None:
+    """Not a traceback out of the engine: which bot, in which seat, what it played,
+    why the rules refuse it, and how to play the same games again; exit status 1."""
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the run adds the current directory
+    assert main(["--games", "2", "--seed", "8", "--bots", f"my_bots:{bot},random"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("rummy-sim: ") and said in err and err.count("\n") == 1
+    assert err.rstrip().endswith("(--seed 8 plays the same games again)")
+    assert f"the bot my_bots:{bot} (" in err  # its seat's name in the parentheses
+    if bot == "Cheat":
+        assert "4 moves in: You do not hold the 2♣." in err  # the rules' own reason
+
+
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("no_such_module_here:Bot", "cannot import 'no_such_module_here' for the bot"),
+        ("spec_bots:Nobody", "'spec_bots' has no 'Nobody' to call with a random.Random"),
+        ("spec_bots:not_a_bot", "spec_bots:not_a_bot made 3, which has no choose(view) method"),
+        ("spec_bots:", "a bot of your own is MODULE:NAME"),
+    ],
+)
+def test_a_bot_of_ones_own_that_cannot_be_made_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], spec: str, said: str
+) -> None:
+    (tmp_path / "spec_bots.py").write_text(GREEDY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    with pytest.raises(SystemExit) as info:
+        main(["--bots", f"{spec},random"])
+    assert info.value.code == 2
+    captured = capsys.readouterr()
+    assert said in captured.err and captured.out == ""
