@@ -92,7 +92,10 @@ def turn_phrase(event: Event, seats: Seats, ascii: bool = False) -> tuple[int, C
             double = ": four at once, they score double" if four_at_once else ""
             return seat, _line("melded ", text.cards(cards, ascii), f" (meld {meld_id + 1}){double}")
         case LaidOff(seat, meld_id, cards, owner):
-            whose = "their own" if owner == seat else ("your" if owner == seats.me else None)
+            if owner == seat:  # "You laid off ... on your own meld", "Bob ... on their own"
+                whose: str | None = "your own" if seat == seats.me else "their own"
+            else:
+                whose = "your" if owner == seats.me else None
             owner_part: _PART = whose if whose is not None else _line(text.plain(seats.name(owner)), "'s")
             return seat, _line(
                 "laid off ", text.cards(cards, ascii), " on ", owner_part, f" meld {meld_id + 1}"

@@ -14,8 +14,9 @@ from textual.command import CommandPalette
 from textual.widgets import Static
 
 from rummy.client.commands import screen_actions
+from rummy.client.describe import event_line
 from rummy.client.messages import HandOrdered, PlayAgainRequested, ReadyForNextDeal
-from rummy.client.model import TurnTimer
+from rummy.client.model import SeatInfo, Seats, TurnTimer
 from rummy.client.screens.help import HOW_TO_PLAY, MARKDOWN_WIDTH, HelpScreen, reflow
 from rummy.client.screens.modals import ChooseScreen, ConfirmScreen
 from rummy.client.screens.results import DealEndScreen, GameEndScreen
@@ -29,6 +30,7 @@ from rummy.engine import (
     Discard,
     DrawStock,
     Game,
+    LaidOff,
     LayOff,
     NewMeld,
     Pass,
@@ -167,6 +169,20 @@ async def test_a_refused_meld_shows_the_engine_sentence() -> None:
         await pilot.press("m")
         assert "Refused: Those cards do not make a meld." in log_text(app)
         assert sorted(app.game.hands[0]) == sorted(cards("7h 8h 9h 2c Qs"))
+
+
+def test_a_lay_off_says_whose_meld_it_was_from_the_players_side() -> None:
+    """R5.4: seen in tmux, "You took K♠ ... laid off K♠ on their own meld 7": a player's
+    own lay-off on their own meld is "your own"; others' are "their own", "your" or
+    the owner's name."""
+    seats = Seats.of([SeatInfo(n) for n in ("Ann", "Bob", "Cyd", "Dee")], 0)
+    said = lambda seat, owner: event_line(LaidOff(seat, 6, (c("Ks"),), owner), seats).plain  # noqa: E731
+    assert said(0, 0) == "You laid off K♠ on your own meld 7."
+    assert said(1, 1) == "Bob laid off K♠ on their own meld 7."
+    assert said(1, 0) == "Bob laid off K♠ on your meld 7."
+    assert said(0, 2) == "You laid off K♠ on Cyd's meld 7."
+    watching = Seats.of([SeatInfo(n) for n in ("Ann", "Bob", "Cyd", "Dee")], None)
+    assert event_line(LaidOff(0, 6, (c("Ks"),), 0), watching).plain == "Ann laid off K♠ on their own meld 7."
 
 
 async def test_lay_off_asks_which_meld_when_several_fit() -> None:
