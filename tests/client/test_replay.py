@@ -412,13 +412,13 @@ def test_when_words_read_as_a_player_would(utc: None) -> None:
 # --- the tally at the game's end -----------------------------------------------------------
 
 
-def game_end_harness() -> TableHarness:
+def game_end_harness(harness: type[TableHarness] = TableHarness) -> TableHarness:
     """South (the player) goes out with 7h 8h 9h (keys 1 2 3 m y) and ends deal 2."""
     game = meld_position("7h 8h 9h", deal=2)
     game.results = [
         DealResult(1, "passes", None, ((),) * 4, (TeamScore(30, 0, -10, 0), TeamScore(50, 0, -5, 0)))
     ]
-    return TableHarness(game, bots=False)
+    return harness(game, bots=False)
 
 
 TALLY = [
@@ -458,11 +458,11 @@ async def test_escape_closes_the_game_end_and_leaves_the_finished_table() -> Non
 
 
 async def test_the_game_end_says_who_wants_another_game() -> None:
-    """Another game starts when all four ask (a): the game's end says who has so far,
-    as the table tells it, and each such seat's panel says so once it is closed."""
+    """Another game starts when all four ask (a): a server game's end says who has so
+    far, as the table tells it, and each such seat's panel says so once it is closed."""
     from dataclasses import replace
 
-    app = game_end_harness()
+    app = game_end_harness(LobbyHarness)
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.press("1", "2", "3", "m", "y")
         await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
@@ -478,6 +478,19 @@ async def test_the_game_end_says_who_wants_another_game() -> None:
         await pilot.press("escape")
         await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
         assert "wants another game" in panel(app, "west") and "wants another game" not in panel(app, "north")
+
+
+async def test_the_game_against_bots_ends_saying_another_starts_when_you_want_one() -> None:
+    """The bots always want another game: with them, the note says what the player can
+    do ("when you want one (a)"), not whom a table of four waits for, and a starts it."""
+    app = game_end_harness()  # no lobby: the game against bots
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        text = screen_text(app)
+        assert "Another game starts when you want one (a)." in text and "all four" not in text
+        await pilot.press("a")
+        await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
 
 
 async def test_a_spectators_game_end_offers_no_play_again() -> None:

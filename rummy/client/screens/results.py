@@ -255,8 +255,10 @@ class GameEndScreen(Dialog[GameChoice]):
 
     def again_note(self) -> Content:
         """Another game starts when all four want one (the server's rule; a bot always
-        does)."""
+        does, so in the game against bots, with no lobby, that is when you do)."""
         a = " (a)" if self.can_play else ""
+        if not self.lobby and self.can_play:
+            return Content(f"Another game starts when you want one{a}.")
         return with_who_asked(f"Another game starts when all four want one{a}", self.seats)
 
     def seats_changed(self, seats: Seats) -> None:
