@@ -196,7 +196,7 @@ def test_save_writes_every_game_as_a_record_that_replays(
     assert [f.read_bytes() for f in sorted(again.glob("*.json"))] == [f.read_bytes() for f in files]
 
 
-GREEDY = '''
+GREEDY = """
 import random
 
 from rummy.engine import Discard, LayOff, Move, NewMeld, PlayerView, TakeDiscard, points
@@ -233,7 +233,7 @@ class Mute(GreedyBot):
 
 def not_a_bot(rng: random.Random) -> int:
     return 3
-'''
+"""
 
 
 def test_a_bot_authors_own_bot_plays_as_module_and_name(tmp_path: Path) -> None:

@@ -537,8 +537,11 @@ class LobbyScreen(Screen[None]):
             ("up / down", "choose a table"),
             ("enter", "sit at the table (watch it if it is playing or full)"),
             ("n", "create a table: name, partners, turn timer, on drop"),
-            ("s", "sit at the chosen table (you pick the chair); at the table you left"
-             " during its game, take your held chair back"),
+            (
+                "s",
+                "sit at the chosen table (you pick the chair); at the table you left"
+                " during its game, take your held chair back",
+            ),
             ("w", "watch the chosen table"),
             ("b / x", "creator: seat a bot (easy, normal or hard) in a free chair / remove a bot"),
             ("g", "creator: start the game (four chairs filled)"),
