@@ -406,7 +406,7 @@ class LobbyScreen(Screen[None]):
         if info.table_id == self.session.held:  # our chair, held since we left: take it back
             self.post_message(RejoinRequested())
             return
-        question = "Sit in which chair?"
+        question, asked = "Sit in which chair?", False
         while True:
             # The list may move on while the question is open: each round reads it anew.
             latest = self.session.tables.get(info.table_id)
@@ -420,7 +420,7 @@ class LobbyScreen(Screen[None]):
             if not free:
                 self.notify("That table is full: w watches it.", severity="warning")
                 return
-            if len(free) == 1 and question == "Sit in which chair?":
+            if len(free) == 1 and not asked:
                 chair = free[0]  # one chair to offer, and nothing asked yet: that one
                 break
             seated = latest.options.seating == "chosen"
@@ -436,7 +436,7 @@ class LobbyScreen(Screen[None]):
                 break
             # Someone sat there while the question was open (friends starting a table
             # together): ask again with the chairs still free, not leave it at a warning.
-            question = f"Chair {picked + 1} was taken meanwhile. Sit in which chair?"
+            question, asked = f"Chair {picked + 1} was taken meanwhile. Sit in which chair?", True
         self.post_message(SitRequested(info.table_id, chair))
 
     def action_watch(self) -> None:
