@@ -736,6 +736,29 @@ async def test_what_the_last_player_did_stays_marked_until_another_moves() -> No
         assert app.table.pile.recent is None
 
 
+@pytest.mark.parametrize("size", [(80, 24), (100, 32), (120, 40)])
+async def test_a_side_players_busy_turn_still_names_the_card_they_took(size: tuple[int, int]) -> None:
+    """A turn that took from the pile, melded, laid off and discarded is too long for
+    a side panel at most sizes: it is said shorter rather than cut in the middle of a
+    card. The card taken from the pile stays (nothing else shows it); 'melded' and
+    'laid off' go first (the melds are marked), then the discard (the pile's top)."""
+    game = position(["Jd", "7c 8c 2h Kh", "Qd", "Js"], melds=[("2s 3s 4s", 0)], discard="Qc 9c 5s", current=1)
+    app = TableHarness(game, seat=0, bots=False)
+    async with app.run_test(size=size) as pilot:
+        events = app.game.apply(TakeDiscard(1, tuple(cards("7c 8c 9c"))))
+        events += app.game.apply(LayOff(0, c("5s")))
+        events += app.game.apply(Discard(c("Kh")))
+        app.show(events)
+        await pilot.pause()
+        said = panel(app, "west")
+        assert "took 9♣ +1" in said
+        assert "…" not in said  # no phrase cut short
+        full = "took 9♣ +1, melded, laid off, discarded K♥"
+        width = app.table.board.seats["west"].content_size.width
+        if width >= len(full):
+            assert full in said
+
+
 async def test_every_meld_stays_in_view_at_80x24() -> None:
     """Nothing on the table is hidden: twelve melds (and more) all show at 80x24."""
     sets = [

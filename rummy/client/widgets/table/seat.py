@@ -41,27 +41,34 @@ def _mmss(seconds: float) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
-def last_action(scene: Scene, seat: int) -> Content | None:
-    """What ``seat`` did on the turn just played, while it is marked on the table."""
+def last_action(scene: Scene, seat: int, width: int | None = None) -> Content | None:
+    """What ``seat`` did on the turn just played, while it is marked on the table: in
+    full ('took 3♠ +2, melded, discarded 10♦') when it fits ``width``, else shortened
+    with the least telling words first. 'melded' and 'laid off' go first (the new melds
+    are marked on the table), then the discard (it is the marked top of the pile), so
+    that the card taken from the pile, which nothing else on the table shows, stays."""
     r = scene.recent
     if r.seat != seat:
         return None
     look = scene.look
-    parts: list[Content | str] = []
-    if r.drew and not (r.melded or r.laid_off or r.discarded is not None):
-        parts.append("drew")  # once more happened, the draw goes without saying
+    took = discarded = None
     if r.took:
         more = f" +{len(r.took) - 1}" if len(r.took) > 1 else ""
-        parts += ["took ", text.card(r.took[0], look.ascii), more]
-    if r.melded:
-        parts.append(f"{', ' if parts else ''}melded")
-    if r.laid_off:
-        parts.append(f"{', ' if parts else ''}laid off")
+        took = Content.assemble("took ", text.card(r.took[0], look.ascii), more)
+    laid = [Content(word) for word, done in (("melded", r.melded), ("laid off", r.laid_off)) if done]
     if r.discarded is not None:
-        parts += [", " if parts else "", "discarded ", text.card(r.discarded, look.ascii)]
+        discarded = Content.assemble("discarded ", text.card(r.discarded, look.ascii))
+    if r.drew and not (laid or discarded):
+        took = Content("drew")  # once more happened, the draw goes without saying
     if r.passed:
-        parts.append("passed")
-    return Content.assemble(*parts) if parts else None
+        took = Content("passed")
+    forms = [[took, *laid, discarded], [took, discarded], [took or discarded]]
+    shown = None
+    for form in forms:
+        shown = Content(", ").join(phrase for phrase in form if phrase is not None)
+        if width is None or shown.cell_length <= width:
+            break
+    return shown or None
 
 
 class SeatPanel(Widget):
@@ -158,7 +165,7 @@ class SeatPanel(Widget):
         elif view.phase == "game_over" and info is not None and info.ready:
             status = Content.styled("wants another game", "bold")  # (a bot always does)
         else:
-            status = last_action(scene, seat)
+            status = last_action(scene, seat, width if height != 3 else width - cards.cell_length - 2)
         if height <= 1:
             pieces = [where, name, cards] + ([status] if status is not None else [])
             return [text.fit(Content("  ").join(pieces), width, look.ascii)]
