@@ -205,6 +205,27 @@ async def test_create_a_table_with_its_options() -> None:
         assert request.chair == 2
 
 
+async def test_the_new_table_form_moves_row_to_row_with_the_arrows() -> None:
+    """Up and down move between the form's rows as tab and shift+tab do (seen in tmux:
+    down did nothing, as if the form had one row), and left and right still change
+    the row's choice."""
+    app, sent = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Lobby(tables=[]))
+        await pilot.pause()
+        await pilot.press("n", "down", "down", "right")  # past Partners to the turn timer
+        assert "30 seconds" in screen_text(app) and "as seated" not in screen_text(app)
+        await pilot.press("up", "right")  # back to Partners
+        assert "as seated" in screen_text(app)
+        await pilot.press("down", "down", "down", "right", "right")  # chair 3
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        request = sent.sent[-1]
+        assert isinstance(request, CreateTable)
+        assert request.options == TableOptions(seating="chosen", turn_seconds=30, on_drop="wait")
+        assert request.chair == 2
+
+
 async def test_sit_in_a_chosen_chair_or_watch() -> None:
     """Only free chairs are offered, each under its own number (4 is chair 4, not the
     second free one); one taken while the question was open is not sat in, and the

@@ -2,7 +2,8 @@
 to the seat of a player who drops, and the chair to sit in.
 
 Each choice shows its value in words, so the form reads the same in any colours
-and in plain ASCII; tab moves from one to the next, left and right change one.
+and in plain ASCII; tab or the down arrow moves from one to the next (up and shift+tab
+back), left and right change one: a form of rows, as a game's settings menu.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ class NewTableScreen(Dialog[CreateTableRequested | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "create", "Create"),
+        Binding("down", "app.focus_next", "Next", show=False),
+        Binding("up", "app.focus_previous", "Previous", show=False),
     ]
 
     def __init__(self, default_name: str, ascii: bool = False) -> None:
