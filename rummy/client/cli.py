@@ -1,10 +1,11 @@
-"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--bots LEVEL]``,
+"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--bots LEVEL]
+[--bot-delay SECONDS]``,
 ``rummy-client --replay FILE``.
 
 With an address it joins that server's lobby; without one it starts a server of
 its own (forked at once, ``local.py``) and opens a game against three bots
-(``--bots`` sets their level: easy, normal or hard). ``--replay FILE`` watches a saved game
-(docs/RECORDS.md) again, with no server at all.
+(``--bots`` sets their level: easy, normal or hard; ``--bot-delay`` their pace).
+``--replay FILE`` watches a saved game (docs/RECORDS.md) again, with no server at all.
 
 A bug must not leave a traceback over the player's terminal: what Textual would
 print on the way out goes to ``client-error.log`` in the state directory, and the
@@ -73,6 +74,17 @@ def bot_levels(text: str) -> tuple[BotLevel, BotLevel, BotLevel]:
     return levels[0], levels[1], levels[2]
 
 
+def bot_delay(text: str) -> float:
+    """Seconds a bot of the local game waits before each move: 0 (at once) to 5."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= seconds <= 5:  # (nan fails this too)
+        raise argparse.ArgumentTypeError("give seconds from 0 (at once) to 5")
+    return seconds
+
+
 def player_name(args: argparse.Namespace, store: StateStore) -> str:
     """The name one plays under: ``--name``, else the one last played under, else the login."""
     return sanitize(args.name if args.name is not None else (store.name or login_name()), NAME_LIMIT)
@@ -126,6 +138,13 @@ def main(argv: list[str] | None = None) -> int:
         "or three for chairs 2 to 4",
     )
     parser.add_argument(
+        "--bot-delay",
+        type=bot_delay,
+        metavar="SECONDS",
+        help="the local game's pace: seconds a bot waits before each move, so you can follow "
+        "(default 0.8; 0: at once)",
+    )
+    parser.add_argument(
         "--hosted",
         action="store_true",
         help="run by a server's SSH or web door for a player far away: no game is saved to a file here",
@@ -139,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.address and args.bots != ("normal", "normal", "normal"):
         parser.error("--bots is for the local game: at a server, the table's creator seats the bots")
+    if args.address and args.bot_delay is not None:
+        parser.error("--bot-delay is for the local game: a server's bots wait as its host says")
 
     if args.replay is not None:
         if args.address:
@@ -176,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     if address is None:  # the game against bots: its server starts first, on the other core
         seat_lock = SeatLock(store.directory, LOCAL)
         owns = seat_lock.acquire()
-        local_server = local.fork(local.saved_game(store.directory) if owns else None)
+        options = {} if args.bot_delay is None else {"bot_delay": args.bot_delay}
+        local_server = local.fork(local.saved_game(store.directory) if owns else None, options)
         seat = store.seat(LOCAL) if owns else None
         early = local_server.connect(name, None if seat is None else seat.token, args.bots)
 

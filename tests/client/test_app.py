@@ -697,6 +697,50 @@ def test_the_bots_option_of_the_local_game() -> None:
     assert info.value.code == 2
 
 
+class NoLock:
+    """A seat lock always had, holding no file."""
+
+    def __init__(self, *_args: object) -> None:
+        pass
+
+    def acquire(self) -> bool:
+        return True
+
+
+def test_the_bot_delay_option_sets_the_local_games_pace(
+    monkeypatch: pytest.MonkeyPatch, state_dir: Path
+) -> None:
+    """``--bot-delay 0.2`` reaches the local game's server as its bots' pause; left out,
+    the server keeps its own (0.8 s); with a server's address, or out of range, it is
+    refused with a clear error."""
+    from rummy.client import cli, local
+    from rummy.client.cli import bot_delay, main
+
+    asked: list[dict[str, object] | None] = []
+
+    class Started(Exception):
+        pass
+
+    def fork(db_path: Path | None, options: dict[str, object] | None = None) -> None:
+        asked.append(options)
+        raise Started  # the server would start here: enough is known
+
+    monkeypatch.setattr(local, "fork", fork)
+    monkeypatch.setattr(cli, "pause_collector", lambda: None)  # the app would set it going again
+    monkeypatch.setattr(cli, "SeatLock", NoLock)  # the app would let go of it as it ends
+    for argv, expected in ((["--bot-delay", "0.2"], {"bot_delay": 0.2}), ([], {})):
+        with pytest.raises(Started):
+            main(["--name", "Ann", *argv])
+        assert asked.pop() == expected
+    assert bot_delay("0") == 0.0
+    for bad in ("soon", "-1", "6", "nan"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            bot_delay(bad)
+    with pytest.raises(SystemExit) as info:
+        main(["example.org:7325", "--bot-delay", "0"])
+    assert info.value.code == 2
+
+
 class Cycle:
     """Garbage only the collector frees: it refers to itself."""
 
