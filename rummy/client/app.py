@@ -158,6 +158,7 @@ class RummyApp(App[None]):
         connect: bool = True,
         server_options: dict[str, Any] | None = None,
         bot_levels: tuple[BotLevel, BotLevel, BotLevel] = ("normal", "normal", "normal"),
+        bots_asked: bool = False,
         replay: GameRecordWire | None = None,
         replay_title: str = "",
         hosted: bool = False,
@@ -185,6 +186,9 @@ class RummyApp(App[None]):
         # The palette's search field has an icon no ASCII terminal can show.
         self.use_command_palette = not ascii
         self.bot_levels = bot_levels  # the local game's three bots, chairs 1 to 3
+        # Asked for on the command line (--bots), not the default: a saved game with
+        # other bots says so (it goes on with its own).
+        self.bots_asked = bots_asked
         # The seat token is this player's at this server: only one running client may
         # use (and remember) it; a second one plays with a token kept in memory.
         # (The command line takes the local game's lock before it forks its server.)
@@ -469,6 +473,8 @@ class RummyApp(App[None]):
 
     def _table(self, message: Table) -> None:
         info = message.table
+        if self.local and self.session.table is None and not self.local_game_asked:
+            self._say_whose_bots(info)  # back at the saved game
         self.session.arrive(info)
         self.tally, self.last_game = message.tally, message.last_game
         if self.lobby is not None:
@@ -477,6 +483,22 @@ class RummyApp(App[None]):
             self.table_screen.table_name = self._table_name(info)
             self.table_screen.tally, self.table_screen.last_game = message.tally, message.last_game
             self.table_screen.set_seats(seats_of(info, self.session.seat))
+
+    def _say_whose_bots(self, info: TableInfo) -> None:
+        """The saved game against bots goes on with the bots it began with: when the
+        command line asked for others, say so, and how to have them."""
+        levels = tuple(chair.level for chair in info.chairs if chair.bot)
+        if not self.bots_asked or levels == self.bot_levels:
+            return
+        asked = self.bot_levels[0] if len(set(self.bot_levels)) == 1 else ",".join(self.bot_levels)
+        had = f"{levels[0]} bots" if len(set(levels)) == 1 else f"{', '.join(map(str, levels))} bots"
+        self.notify(
+            f"This game goes on with the {had} it began with. To play {asked} bots, quit and run "
+            f"rummy-client --new --bots {asked}: a new game, giving this one up.",
+            title="Your saved game",
+            severity="warning",
+            timeout=20,
+        )
 
     def _table_name(self, info: TableInfo) -> str:
         name = text.clean(info.name, 40)

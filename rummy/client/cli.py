@@ -1,10 +1,11 @@
 """``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--bots LEVEL]
-[--bot-delay SECONDS]``,
+[--bot-delay SECONDS] [--new]``,
 ``rummy-client --replay FILE``.
 
 With an address it joins that server's lobby; without one it starts a server of
 its own (forked at once, ``local.py``) and opens a game against three bots
-(``--bots`` sets their level: easy, normal or hard; ``--bot-delay`` their pace).
+(``--bots`` sets their level: easy, normal or hard; ``--bot-delay`` their pace), or
+back at the one saved; ``--new`` gives the saved one up.
 ``--replay FILE`` watches a saved game (docs/RECORDS.md) again, with no server at all.
 
 A bug must not leave a traceback over the player's terminal: what Textual would
@@ -56,6 +57,9 @@ def parse_address(text: str) -> tuple[str, int]:
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         raise ValueError(f"{port_text!r} is not a port number (1 to 65535)")
     return host, int(port_text)
+
+
+NORMAL: tuple[BotLevel, BotLevel, BotLevel] = ("normal", "normal", "normal")  # --bots left out
 
 
 def bot_levels(text: str) -> tuple[BotLevel, BotLevel, BotLevel]:
@@ -132,10 +136,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--bots",
         type=bot_levels,
-        default=("normal", "normal", "normal"),
         metavar="LEVEL[,LEVEL,LEVEL]",
         help="the local game's bots: easy, normal (the default) or hard; one level for all three, "
-        "or three for chairs 2 to 4",
+        "or three for chairs 2 to 4 (a saved game goes on with its own: see --new)",
+    )
+    parser.add_argument(
+        "--new",
+        action="store_true",
+        help="a new game against bots, giving up the one saved (quitting mid-game keeps it to play on)",
     )
     parser.add_argument(
         "--bot-delay",
@@ -156,8 +164,10 @@ def main(argv: list[str] | None = None) -> int:
         help="watch a saved game again (rummy-sim --save, or w in a replay), with no server",
     )
     args = parser.parse_args(argv)
-    if args.address and args.bots != ("normal", "normal", "normal"):
+    if args.address and args.bots is not None:
         parser.error("--bots is for the local game: at a server, the table's creator seats the bots")
+    if args.address and args.new:
+        parser.error("--new is for the local game: at a server, n in the lobby creates a table")
     if args.address and args.bot_delay is not None:
         parser.error("--bot-delay is for the local game: a server's bots wait as its host says")
 
@@ -197,10 +207,16 @@ def main(argv: list[str] | None = None) -> int:
     if address is None:  # the game against bots: its server starts first, on the other core
         seat_lock = SeatLock(store.directory, LOCAL)
         owns = seat_lock.acquire()
+        if args.new and owns:  # (not owned: another client plays the saved game; this one is new)
+            try:
+                local.give_up_saved_game(store.directory)
+            except OSError as e:
+                parser.error(f"--new: the saved game cannot be removed: {e}")
+            store.forget_seat(LOCAL)
         options = {} if args.bot_delay is None else {"bot_delay": args.bot_delay}
         local_server = local.fork(local.saved_game(store.directory) if owns else None, options)
         seat = store.seat(LOCAL) if owns else None
-        early = local_server.connect(name, None if seat is None else seat.token, args.bots)
+        early = local_server.connect(name, None if seat is None else seat.token, args.bots or NORMAL)
 
     from .app import RummyApp  # Textual loads only once the arguments are good
 
@@ -212,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
         four_colour=args.four_colour,
         bell=not args.no_bell,
         store=store,
-        bot_levels=args.bots,
+        bot_levels=args.bots or NORMAL,
+        bots_asked=args.bots is not None,
         hosted=args.hosted,
         seat_lock=seat_lock,
         local_server=local_server,

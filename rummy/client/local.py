@@ -110,6 +110,15 @@ def saved_game(directory: Path) -> Path | None:
     return directory / SAVED_GAME
 
 
+def give_up_saved_game(directory: Path) -> None:
+    """``rummy-client --new``: the saved game against bots goes, with the journal files
+    SQLite keeps beside it, so that the server starts on a fresh one. ``OSError`` if
+    a file is there and cannot be removed."""
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            (directory / f"{SAVED_GAME}{suffix}").unlink()
+
+
 async def serve(db_path: Path | None, options: dict[str, Any], sock: socket.socket | None = None) -> Any:
     """A running ``rummy.server.Server`` on ``sock`` (listening), or on a free loopback
     port: on the saved game, or on a fresh one in memory when that cannot be opened (a

@@ -146,6 +146,39 @@ async def test_the_local_game_seats_bots_at_the_levels_asked_for() -> None:
         await quit_the_game(pilot, app)
 
 
+async def test_a_saved_game_says_it_goes_on_with_its_own_bots_when_others_are_asked_for() -> None:
+    """``rummy-client --bots hard`` with a game against normal bots saved: it goes on
+    with its normal bots (giving it up unasked would lose it), and says so, and how to
+    have hard bots; asked for with the levels it has, or not asked for, nothing is said."""
+    first = RummyApp(player_name="Ann", local=True, server_options=FAST)
+    async with first.run_test() as pilot:
+        await at_the_table(pilot, first)
+        await quit_the_game(pilot, first)
+    for levels, asked, said in (
+        (("hard", "hard", "hard"), True, "--new --bots hard"),
+        (("easy", "normal", "hard"), True, "--new --bots easy,normal,hard"),
+        (("normal", "normal", "normal"), True, None),
+        (("normal", "normal", "normal"), False, None),
+    ):
+        app = RummyApp(
+            player_name="Ann", local=True, server_options=FAST, bot_levels=levels, bots_asked=asked
+        )
+        async with app.run_test(size=(100, 32), notifications=True) as pilot:
+            await eventually(lambda app=app: hand_drawn(app), pause=pilot.pause)
+            assert app.session.table is not None
+            assert [c.level for c in app.session.table.chairs] == [None, "normal", "normal", "normal"]
+            if said is not None:
+                await eventually(lambda app=app: "Your saved game" in screen_text(app), pause=pilot.pause)
+                toast = [line.split("▌", 1)[1] for line in screen_text(app).splitlines() if "▌" in line]
+                notice = " ".join(" ".join(toast).split())
+                assert "goes on with the normal bots it began with" in notice
+                assert said in notice.replace("- ", "-")  # (a toast may break a line at a hyphen)
+            else:
+                await pilot.pause()
+                assert "Your saved game" not in screen_text(app)
+            await quit_the_game(pilot, app)
+
+
 async def test_r3_1_the_game_against_bots_waits_at_a_deals_end_for_its_player() -> None:
     """Played in tmux: deal 2 of the game against bots began by itself, 15 s into the
     player's reading of deal 1's scores. Its server has no such pause: at a deal's end

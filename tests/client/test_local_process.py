@@ -27,9 +27,9 @@ TIMEOUT = 30.0
 class Terminal:
     """A client on a pty: what it has drawn so far, as plain text."""
 
-    def __init__(self, state: Path) -> None:
+    def __init__(self, state: Path, *args: str) -> None:
         env = dict(os.environ, RUMMY_STATE_DIR=str(state), TERM="xterm-256color", COLUMNS="100", LINES="32")
-        command = [sys.executable, "-m", "rummy.client.cli", "--name", "Ann"]
+        command = [sys.executable, "-m", "rummy.client.cli", "--name", "Ann", *args]
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: the client
             os.execve(command[0], command, env)
@@ -97,8 +97,8 @@ def terminals() -> Iterator[list[Terminal]]:
         terminal.close()
 
 
-def start(terminals: list[Terminal], state: Path) -> Terminal:
-    terminal = Terminal(state)
+def start(terminals: list[Terminal], state: Path, *args: str) -> Terminal:
+    terminal = Terminal(state, *args)
     terminals.append(terminal)
     terminal.read_until("Deal 1 of 2")  # the table
     return terminal
@@ -124,3 +124,39 @@ def test_the_local_server_ends_with_its_client_even_killed_and_the_game_is_kept(
     second.press("y")
     assert second.exit_code() == 0
     until_gone(server)
+
+
+def test_new_gives_up_the_saved_game_for_one_with_the_bots_asked_for(
+    tmp_path: Path, terminals: list[Terminal]
+) -> None:
+    """Seen in tmux: ``rummy-client --bots hard`` went back to the saved game against
+    normal bots without a word, and no command started another. Now the saved game
+    says it goes on with its own bots, and ``--new`` starts a new game with the bots
+    asked for."""
+    first = start(terminals, tmp_path, "--bot-delay", "0")
+    first.read_until("New to Persian Rummy?")
+    first.press("n")
+    first.read_until("7 cards")
+    first.press("q")
+    first.read_until("Quit during the game?")
+    first.press("y")
+    assert first.exit_code() == 0
+
+    again = start(terminals, tmp_path, "--bots", "hard")
+    again.read_until("You are back at your seat")
+    again.read_until("Your saved game")  # the notice: it goes on with its normal bots
+    assert b"(hard bot" not in ANSI.sub(b"", again.seen)  # no bot at the table is hard
+    again.press("q")
+    again.read_until("Quit during the game?")
+    again.press("y")
+    assert again.exit_code() == 0
+
+    new = start(terminals, tmp_path, "--new", "--bots", "hard")
+    new.read_until("(hard bot")
+    new.read_until("Deal 1 of 2 begins")
+    drawn = ANSI.sub(b"", new.seen)
+    assert b"You are back at your seat" not in drawn and b"Your saved game" not in drawn
+    new.press("q")
+    new.read_until("Quit during the game?")
+    new.press("y")
+    assert new.exit_code() == 0
