@@ -492,9 +492,13 @@ class RummyApp(App[None]):
             return
         asked = self.bot_levels[0] if len(set(self.bot_levels)) == 1 else ",".join(self.bot_levels)
         had = f"{levels[0]} bots" if len(set(levels)) == 1 else f"{', '.join(map(str, levels))} bots"
+        if info.status == "finished":  # its end is on the screen: another (a) has the same bots
+            now = f"This game is over, and another one (a) has the same {had}."
+        else:
+            now = f"This game goes on with the {had} it began with."
         self.notify(
-            f"This game goes on with the {had} it began with. To play {asked} bots, quit and run "
-            f"rummy-client --new --bots {asked}: a new game, giving this one up.",
+            f"{now} To play {asked} bots, quit and run rummy-client --new --bots {asked}: "
+            "a new game, giving this one up.",
             title="Your saved game",
             severity="warning",
             timeout=20,

@@ -697,6 +697,26 @@ def test_the_bots_option_of_the_local_game() -> None:
     assert info.value.code == 2
 
 
+async def test_a_finished_saved_game_says_another_has_the_same_bots() -> None:
+    """Back at a game against bots that is over (its end on the screen) with --bots
+    asking for others: another game (a) would have the same bots, and --new has the
+    bots asked for; it does not say the finished game "goes on"."""
+    app = RummyApp(
+        player_name="Ann", local=True, connect=False, bot_levels=("hard", "hard", "hard"), bots_asked=True
+    )
+    names = ("Ann", "Dara", "Mina", "Kian")
+    levels = {1: "normal", 2: "normal", 3: "normal"}
+    info = table_info(1, "Game against bots", names, "finished", bots=(1, 2, 3), levels=levels)
+    async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        say(app, Table(table=info))
+        await eventually(lambda: "Your saved game" in screen_text(app), pause=pilot.pause)
+        toast = [line.split("▌", 1)[1] for line in screen_text(app).splitlines() if "▌" in line]
+        notice = " ".join(" ".join(toast).split())
+        assert "This game is over, and another one (a) has the same normal bots." in notice
+        assert "rummy-client --new --bots hard" in notice.replace("- ", "-")
+        assert "goes on" not in notice
+
+
 class NoLock:
     """A seat lock always had, holding no file."""
 
