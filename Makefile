@@ -1,5 +1,6 @@
 # Two commands for a fresh machine with Python and make:
-#   make play   set everything up and play (a local game against three bots)
+#   make play   set everything up and play (a local game against three bots;
+#               its options in ARGS: make play ARGS="--bots hard")
 #   make test   set everything up and run the whole test suite
 PYTHON ?= python3
 VENV ?= .venv
@@ -15,7 +16,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 play: setup
-	$(BIN)/rummy-client
+	$(BIN)/rummy-client $(ARGS)
 
 sim: setup
 	$(BIN)/rummy-sim --games 200 --bots heuristic,random
