@@ -5,6 +5,7 @@ the running tally at the game's end."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,22 @@ async def test_a_player_watching_their_game_sees_their_own_hand_at_the_bottom() 
         assert any(all(card in line for card in ann) for line in bottom)  # her hand, face up
         await pilot.press("right")
         assert "Bob drew from the stock" in screen_text(app)  # the others are named as in the game
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 32)])
+async def test_a_side_players_name_shows_whole_before_its_tags(size: tuple[int, int]) -> None:
+    """Seen in tmux: a replay's side panel read "North  N–S  Mina (b…": with no room
+    for the name and its tags ("(bot)"), the name shows whole, without them."""
+    data = json.loads(SERVER_GAME.read_text())
+    data["players"][1] = {"seat": 1, "name": "Mina", "bot": True}  # West, on the left
+    app = RummyApp(player_name="", replay=decode_record(json.dumps(data).encode()), replay_title="t")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        west = app.screen.board.seats["west"]
+        head = west.lines(west.content_size.width, west.content_size.height)[0].plain
+        assert "West" in head and "Mina" in head
+        assert "…" not in head  # not cut: "▶ West  E–W  Mina (bo…"
 
 
 async def test_step_on_and_back_one_move_with_the_log_and_every_hand() -> None:

@@ -189,6 +189,12 @@ class SeatPanel(Widget):
         view = self.scene.view
         dealer = self.seat == view.dealer and view.phase in ("draw", "meld")
         head = Content.assemble(where, "  ", name, ("  dealer" if dealer else "", "dim"))
+        seats = self.scene.seats.seats
+        info = seats[self.seat] if self.seat < len(seats) else None
+        if head.cell_length > width and info is not None:
+            # The name whole before its tags ("Mina (b…" was all a replay said of her).
+            name = text.plain(info.name, "bold", limit=24)
+            head = Content.assemble(where, "  ", name, ("  dealer" if dealer else "", "dim"))
         rows: list[Content] = [text.fit(head, width, look.ascii)]
         room = height - 1 - (1 if status.cell_length else 0)
         per_row = max(1, width // 4)  # a chip is at most three cells, then a space
