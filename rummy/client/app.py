@@ -23,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.events import Resize
 from textual.reactive import reactive
+from textual.theme import Theme
 
 from rummy.protocol import (
     AddBot,
@@ -270,6 +271,9 @@ class RummyApp(App[None]):
     def on_mount(self) -> None:
         if not gc.isenabled():  # paused for the start (cli.pause_collector)
             self._collect_again()
+        if self.store.theme in self.available_themes:  # the colours chosen last time
+            self.theme = self.store.theme
+        self.theme_changed_signal.subscribe(self, self._theme_chosen)
         if self.ascii:
             self._plain_scrollbars_off = use_ascii(self)
         if self.replay is not None:
@@ -293,6 +297,10 @@ class RummyApp(App[None]):
             elif self.address is not None:
                 self._connect(*self.address)
         self._check_size(self.size.width, self.size.height)
+
+    def _theme_chosen(self, theme: Theme) -> None:
+        """A theme chosen (ctrl+p, Theme) is remembered for the next start."""
+        self.store.theme = theme.name
 
     def _collect_again(self) -> None:
         """The collector on again, before the first screen is drawn: what the start made

@@ -113,6 +113,18 @@ class StateStore:
             with self._changing() as data:
                 data["name"] = value
 
+    @property
+    def theme(self) -> str | None:
+        """The colours the player chose last (ctrl+p, Theme), by the theme's name."""
+        theme = self._data.get("theme")
+        return theme if isinstance(theme, str) and theme else None
+
+    @theme.setter
+    def theme(self, value: str) -> None:
+        if value != self.theme:
+            with self._changing() as data:
+                data["theme"] = value
+
     def seat(self, key: str) -> SeatToken | None:
         self._data = self._load()  # another client may have written since
         seats = self._data.get("seats")

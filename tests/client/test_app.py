@@ -697,6 +697,31 @@ def test_the_bots_option_of_the_local_game() -> None:
     assert info.value.code == 2
 
 
+async def test_the_theme_chosen_in_the_palette_is_kept_for_the_next_start(state_dir: Path) -> None:
+    """ctrl+p, Theme, a light one for a light terminal: the next start has it too (it
+    went back to the dark default each time); a theme no longer there is let be."""
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Lobby(tables=[]))
+        await pilot.press("ctrl+p", *"theme")
+        await eventually(lambda: "Change the current theme" in screen_text(app), pause=pilot.pause)
+        await pilot.press("enter", *"solarized-light")
+        await eventually(lambda: "solarized-light" in screen_text(app), pause=pilot.pause)
+        await pilot.press("enter")
+        await eventually(lambda: app.theme == "solarized-light", pause=pilot.pause)
+        await pilot.pause()
+    again, _ = offline_app()
+    async with again.run_test() as pilot:
+        await pilot.pause()
+        assert again.theme == "solarized-light"
+    store = StateStore()
+    store.theme = "gone-theme"  # say, from a newer version
+    later, _ = offline_app()
+    async with later.run_test() as pilot:
+        await pilot.pause()
+        assert later.theme == "textual-dark"  # Textual's default
+
+
 async def test_a_finished_saved_game_says_another_has_the_same_bots() -> None:
     """Back at a game against bots that is over (its end on the screen) with --bots
     asking for others: another game (a) would have the same bots, and --new has the
