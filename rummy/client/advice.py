@@ -163,7 +163,8 @@ def prompt(
             "Waiting for ",
             current,
             away,
-            f" ({turn_part(view)}). You can sort (o), reorder (<, >) and chat (c).",
+            f" ({turn_part(view)}). You can sort (o), reorder (<, >)"
+            + (" and chat (c)." if lobby else "."),  # (no chat with bots)
         )
     h = hints(view)
     if view.phase == "draw":

@@ -43,6 +43,13 @@ def screen_text(app: App[object]) -> str:
     return "\n".join("".join(r).rstrip() for r in rows)
 
 
+def toast_text(app: App[object]) -> str:
+    """The words of the toasts on the screen (``run_test(notifications=True)``), as one
+    line: each toast row is what follows its left edge (▌), up to its right margin."""
+    rows = [line.split("▌", 1)[1] for line in screen_text(app).splitlines() if "▌" in line]
+    return " ".join(re.split(r"\s{2,}", row.strip())[0] for row in rows if row.strip())
+
+
 @pytest.fixture
 def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Local time is UTC: times on screen are the same on every machine."""

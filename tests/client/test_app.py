@@ -54,7 +54,7 @@ from rummy.protocol import (
     event_to_wire,
     move_from_wire,
 )
-from tests.client.conftest import screen_text
+from tests.client.conftest import screen_text, toast_text
 from tests.client.fakes import advance_to, game_update, offline_app, say, table_info
 from tests.support import eventually, play_until
 
@@ -735,8 +735,7 @@ async def test_a_finished_saved_game_says_another_has_the_same_bots() -> None:
     async with app.run_test(size=(100, 32), notifications=True) as pilot:
         say(app, Table(table=info))
         await eventually(lambda: "Your saved game" in screen_text(app), pause=pilot.pause)
-        toast = [line.split("▌", 1)[1] for line in screen_text(app).splitlines() if "▌" in line]
-        notice = " ".join(" ".join(toast).split())
+        notice = toast_text(app)
         assert "This game is over, and another one (a) has the same normal bots." in notice
         assert "rummy-client --new --bots hard" in notice.replace("- ", "-")
         assert "goes on" not in notice

@@ -9,7 +9,7 @@ from rummy.client.app import HOW_TO_PLAY_OFFERED, RummyApp
 from rummy.client.screens.modals import ConfirmScreen
 from rummy.client.screens.table import TableScreen
 from rummy.client.widgets.table.hand import HandView
-from tests.client.conftest import screen_text
+from tests.client.conftest import screen_text, toast_text
 from tests.support import eventually
 
 FAST = {"bot_delay": 0.0, "deal_pause": 0.05}
@@ -169,8 +169,7 @@ async def test_a_saved_game_says_it_goes_on_with_its_own_bots_when_others_are_as
             assert [c.level for c in app.session.table.chairs] == [None, "normal", "normal", "normal"]
             if said is not None:
                 await eventually(lambda app=app: "Your saved game" in screen_text(app), pause=pilot.pause)
-                toast = [line.split("▌", 1)[1] for line in screen_text(app).splitlines() if "▌" in line]
-                notice = " ".join(" ".join(toast).split())
+                notice = toast_text(app)
                 assert "goes on with the normal bots it began with" in notice
                 assert said in notice.replace("- ", "-")  # (a toast may break a line at a hyphen)
             else:

@@ -1,6 +1,7 @@
 """How the screens look (pytest-textual-snapshot): the lobby, the table in each part
-of a turn and late in a deal, the end of a deal and of the game, at 80x24 (the
-smallest terminal we play in), 100x32 and 120x40, and with ``--ascii``.
+of a turn (as in the game against bots, with no chat; one at a server's table, with
+it) and late in a deal, the end of a deal and of the game, at 80x24 (the smallest
+terminal we play in), 100x32 and 120x40, and with ``--ascii``.
 
 Everything in the pictures is fixed: seeded games, fixed names, clocks paused.
 After a deliberate change of looks, review the new pictures (as PNGs: rsvg-convert)
@@ -19,7 +20,7 @@ from rummy.engine import DealResult, Game, TeamScore
 from rummy.engine.positions import position
 from rummy.protocol import ChatLine, CreateTable, Lobby, Seated, Table, TableOptions
 from tests.client.fakes import offline_app, say, table_info
-from tests.client.harness import TableHarness
+from tests.client.harness import LobbyHarness, TableHarness
 from tests.client.test_table import meld_position
 
 SIZES = [
@@ -85,8 +86,9 @@ def test_table_meld_or_discard_with_hints(snap_compare, size: tuple[int, int]) -
 
 @pytest.mark.parametrize("size", SIZES)
 def test_table_another_players_turn(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
-    """East is to draw, its turn clock paused (a stand-in would show it so)."""
-    app = TableHarness(Game(7, seating="chosen"), bots=False)
+    """A server's table (its chat beside the log): East is to draw, its turn clock
+    paused (a stand-in would show it so)."""
+    app = LobbyHarness(Game(7, seating="chosen"), bots=False)
 
     async def setup(pilot: Pilot[None]) -> None:
         app.table.set_clock(TurnTimer("turn", 3, 47.0, time.monotonic(), paused=True))

@@ -525,8 +525,9 @@ async def test_sort_by_rank_and_own_order_kept() -> None:
 
 async def test_help_shows_every_key_how_to_play_and_the_rule_book() -> None:
     """? lists every key of the table screen; a long sentence wraps under its own column;
-    2 turns to how to play, 3 to the rule book (the project's, with every rule)."""
-    app = TableHarness()
+    2 turns to how to play, 3 to the rule book (the project's, with every rule). (At a
+    server's table: the game against bots has no chat nor lobby, and no c nor b.)"""
+    app = LobbyHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
@@ -552,6 +553,12 @@ async def test_help_shows_every_key_how_to_play_and_the_rule_book() -> None:
         assert "Persian Rummy" in screen_text(app)
         await pilot.press("escape")
         assert isinstance(app.screen, TableScreen)
+    app = TableHarness()  # the game against bots
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        key_column = {line.plain[2:25].strip() for line in app.screen.page_lines("keys")}
+        assert "?" in key_column and not {"c", "b"} & key_column
 
 
 def words(markdown: str) -> list[str]:
@@ -598,16 +605,17 @@ async def test_the_rule_book_and_how_to_play_read_in_whole_lines_at_80x24() -> N
 async def test_at_80x24_the_palettes_reminder_gives_way_before_any_key() -> None:
     """80x24 is the commonest terminal: after drawing, with hints on, every key of the
     turn shows (o Sort and c Chat were cut for the "^p palette" reminder); while the
-    keys leave room, the reminder shows."""
+    keys leave room, the reminder shows. (A server's table, with more keys, drops it:
+    the next test.)"""
     game = meld_position("7h 8h 9h 2c Qs")
     app = TableHarness(game, bots=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("h")
         await pilot.pause()
         keys = screen_text(app).splitlines()[-1]
-        turn = ("m Meld", "l Lay off", "d Discard", "h Hide hints", "o Sort", "c Chat", "? Help", "q Quit")
+        turn = ("m Meld", "l Lay off", "d Discard", "h Hide hints", "o Sort", "? Help", "q Quit")
         assert all(key in keys for key in turn), keys
-        assert "palette" not in keys and "…" not in keys
+        assert "…" not in keys and "Chat" not in keys  # (no chat with bots: the reminder fits too)
         await pilot.press("ctrl+p")  # the palette itself still opens
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
@@ -640,10 +648,10 @@ async def test_at_80x24_a_server_games_keys_all_show_with_narrower_gaps() -> Non
 
 async def test_command_palette_offers_the_actions_that_apply() -> None:
     """Every action is in the command palette; choosing one plays it."""
-    app = TableHarness()
+    app = LobbyHarness()
     async with app.run_test() as pilot:
         titles = [title for title, _, _ in screen_actions(app.screen)]
-        assert {"Draw", "Take", "Hints", "Sort", "Chat", "Help", "Quit"} <= set(titles)
+        assert {"Draw", "Take", "Hints", "Sort", "Chat", "Lobby", "Help", "Quit"} <= set(titles)
         assert "Discard" not in titles  # not in the draw part of the turn
         await pilot.press("ctrl+p")
         await pilot.press(*"Draw")
@@ -668,7 +676,7 @@ async def test_quit_during_a_game_asks_first() -> None:
 
 async def test_chat_is_sent_and_shown_as_plain_text() -> None:
     """c opens the chat line; markup typed there shows as the characters typed."""
-    app = TableHarness()
+    app = LobbyHarness()
     async with app.run_test() as pilot:
         await pilot.press("c", *"hi [b]all[/b]", "enter")
         assert app.chat == ["hi [b]all[/b]"]
@@ -679,12 +687,38 @@ async def test_chat_is_sent_and_shown_as_plain_text() -> None:
 async def test_the_chat_line_says_whole_what_enter_and_escape_do_at_80x24() -> None:
     """In the narrowest chat column the empty chat line still tells how to use it,
     and escape goes back to the hand without sending anything."""
-    app = TableHarness()
+    app = LobbyHarness()
     async with app.run_test(size=(80, 24)) as pilot:
         assert "enter sends, esc returns" in screen_text(app)
         await pilot.press("c", *"never mind")
         await pilot.press("escape")
         assert hand_of(app).has_focus and app.chat == []
+
+
+async def test_the_game_against_bots_has_no_chat_and_its_log_has_the_width() -> None:
+    """Bots read no chat: the game against bots shows none ("Chat: press c to say
+    something" invited talk nobody would hear), c does nothing, and the log of moves
+    takes the whole width, so its lines wrap less; a server's table keeps its chat."""
+    game = meld_position("7h 8h 9h 2c Qs")
+    app = TableHarness(game, bots=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Chat" not in text and "enter sends" not in text
+        assert app.table.log_view.size.width >= 100 - 3  # all but its padding
+        await pilot.press("c", "x")
+        assert not app.table.chat_input.has_focus and app.chat == []
+    waiting = Game(7, seating="chosen")  # East is first to play
+    app = TableHarness(waiting, bots=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        assert "You can sort (o), reorder (<, >)." in screen_text(app)
+    app = LobbyHarness(waiting, bots=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        assert "Chat: press c to say something." in screen_text(app)
+        assert "You can sort (o), reorder (<, >) and chat (c)." in screen_text(app)
+        assert app.table.log_view.size.width < 100 * 3 // 4
 
 
 async def test_watching_shows_no_hand_and_no_actions() -> None:
@@ -781,8 +815,10 @@ async def test_every_meld_stays_in_view_at_80x24() -> None:
         assert app.table.melds.region.bottom <= app.table.board.prompt.region.y  # not drawn over
 
 
-async def test_tab_goes_round_the_table_and_escape_comes_back() -> None:
-    app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
+@pytest.mark.parametrize("harness", [LobbyHarness, TableHarness])
+async def test_tab_goes_round_the_table_and_escape_comes_back(harness: type[TableHarness]) -> None:
+    """Hand, pile, melds, log, (at a server's table) the chat line, and round again."""
+    app = harness(meld_position("7h 8h 9h 2c Qs"), bots=False)
     async with app.run_test() as pilot:
         table = app.table
         await pilot.press("tab")
@@ -791,8 +827,11 @@ async def test_tab_goes_round_the_table_and_escape_comes_back() -> None:
         assert table.melds.has_focus
         await pilot.press("tab")
         assert table.log_view.has_focus
-        await pilot.press("tab", "tab")
-        assert hand_of(app).has_focus  # round again: chat line, hand
+        if harness is LobbyHarness:
+            await pilot.press("tab")
+            assert table.chat_input.has_focus
+        await pilot.press("tab")
+        assert hand_of(app).has_focus  # round again
         await pilot.press("tab", "escape")
         assert hand_of(app).has_focus
 

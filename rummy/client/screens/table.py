@@ -79,7 +79,7 @@ HAND_KEYS: list[tuple[str, str]] = [
     ("shift+left/right, < >", "move the card: your own order (kept until you sort)"),
     ("home / end", "first / last card"),
     ("escape", "unselect every card (elsewhere: back to the hand)"),
-    ("tab / shift+tab", "hand, discard pile, melds, log, chat"),
+    ("tab / shift+tab", "hand, discard pile, melds, log (and the chat, at a server's table)"),
     ("mouse", "click a card to select it; a pile card to take; a meld to lay off"),
 ]
 
@@ -191,6 +191,8 @@ class TableScreen(Screen[None]):
         self.set_class(height >= 40, "-large")
 
     def on_mount(self) -> None:
+        # The game against bots has nobody to chat with: its log has the whole width.
+        self.set_class(not self.app_has_lobby, "-no-chat")
         self.board.fit(*self.app.size)
         self._draw()
 
@@ -375,7 +377,7 @@ class TableScreen(Screen[None]):
             return view is not None and bool(view.results)
         if action == "play_again":
             return view is not None and view.seat is not None and phase == "game_over"
-        if action == "leave":
+        if action in ("leave", "chat"):  # a lobby to go back to, people to chat with
             return self.app_has_lobby
         if action == "hint":
             return turn and phase in ("draw", "meld")
@@ -574,7 +576,8 @@ class TableScreen(Screen[None]):
         self.hand.unselect_all()
 
     def _ring(self) -> list[Widget]:
-        return [self.hand, self.pile, self.melds, self.log_view, self.chat_input]
+        chat = [self.chat_input] if self.app_has_lobby else []
+        return [self.hand, self.pile, self.melds, self.log_view, *chat]
 
     def action_cycle_focus(self, step: int) -> None:
         """Tab goes round the hand, the discard pile, the melds, the log and the chat line."""
@@ -714,8 +717,14 @@ class TableScreen(Screen[None]):
         other = [
             ("h", "hints: mark the cards, pile cards and melds you could play (again: hide them)"),
             ("o", "sort the hand by suit, or by rank"),
-            ("c", "chat (enter sends, escape returns to the hand)"),
-            ("b", "leave the table, back to the lobby"),
+            *(
+                [
+                    ("c", "chat (enter sends, escape returns to the hand)"),
+                    ("b", "leave the table, back to the lobby"),
+                ]
+                if self.app_has_lobby  # (the game against bots has neither)
+                else []
+            ),
             ("ctrl+p", "command palette: every action by name"),
             ("?", "this help: keys, how to play, the rule book"),
             ("q", "quit (asks first during a game)"),
