@@ -45,7 +45,7 @@ from random import Random
 from typing import Any
 
 from .engine import SEAT_NAMES, Game, GameRecord, IllegalMove, Move, move_text, team_seats, view_for
-from .engine.bots import BOT_NAMES, Bot, Budget, make_bot
+from .engine.bots import BOT_NAMES, LEVELS, Bot, Budget, make_bot
 from .protocol.record import RecordPlayer, encode_record_file, record_of_game
 
 
@@ -158,13 +158,21 @@ def _play(game: Game, move: object) -> str | None:
     return None
 
 
+def level_of(bot: str) -> str | None:
+    """The level a player would choose to meet ``bot`` ("heuristic": "normal"), if any
+    (a random bot, or a bot author's own, has none)."""
+    if bot in LEVELS:
+        return bot
+    return next((level for level, name in LEVELS.items() if name == bot), None)
+
+
 def save_game(directory: Path, number: int, outcome: GameOutcome, run_seed: int) -> Path:
     """Write game ``number`` of a run as a record file, ``sim-<run seed>-<number>.json``
     (replayed from its moves for each deal's result); returns its path."""
     game = Game.replay(GameRecord(outcome.seed, "chosen", outcome.moves))
     # A bot is named by its kind and seat ("heuristic S"): both partners may be one kind.
     players = [
-        RecordPlayer(seat=seat, name=f"{name} {SEAT_NAMES[seat][0]}", bot=True)
+        RecordPlayer(seat=seat, name=f"{name} {SEAT_NAMES[seat][0]}", bot=True, level=level_of(name))
         for seat, name in enumerate(outcome.seats)
     ]
     record = record_of_game(game, players, table=f"rummy-sim --seed {run_seed}, game {number}")

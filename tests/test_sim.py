@@ -186,6 +186,8 @@ def test_save_writes_every_game_as_a_record_that_replays(
         kinds = ["heuristic", "random"] * 2 if f.name != "sim-9-0002.json" else ["random", "heuristic"] * 2
         assert [p.name for p in record.players] == [f"{k} {s}" for k, s in zip(kinds, "SWNE", strict=True)]
         assert all(p.bot for p in record.players) and record.seating == "chosen"
+        # The level a player would choose to meet each (a random bot has none).
+        assert [p.level for p in record.players] == [{"heuristic": "normal"}.get(k) for k in kinds]
         game = replay_record(record)
         assert record.result is not None and game.totals() == record.result.totals
         totals += sum(game.totals())

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rummy.engine import Card, DealEnded, Event, Move, PlayerView, view_for
-from rummy.protocol.record import GameRecordWire, apply_recorded, check_result, opening
+from rummy.protocol import BOT_LEVELS
+from rummy.protocol.record import GameRecordWire, RecordPlayer, apply_recorded, check_result, opening
 from rummy.protocol.wire import PlayedBy, move_from_wire
 
 from .model import SeatInfo, Seats
@@ -65,7 +66,8 @@ class Replay:
         # named ``me`` (if exactly one person of that name played) sits at the bottom.
         mine = [p.seat for p in players if p.name == me and not p.bot]
         self.seats = Seats.of(
-            [SeatInfo(p.name, bot=p.bot) for p in players], mine[0] if len(mine) == 1 else None
+            [SeatInfo(p.name, bot=p.bot, level=_level(p)) for p in players],
+            mine[0] if len(mine) == 1 else None,
         )
 
     # --- where the cursor is --------------------------------------------------------
@@ -128,3 +130,9 @@ def speed_words(speed: int) -> str:
     if per_second < 1:
         return f"a move every {1 / per_second:g} s"
     return f"{per_second:g} move{'s' if per_second != 1 else ''}/s"
+
+
+def _level(player: RecordPlayer) -> str | None:
+    """A bot's level as the record says it, if it is one of ours: a file may come from
+    any program, and what it says is shown."""
+    return player.level if player.bot and player.level in BOT_LEVELS else None

@@ -47,11 +47,14 @@ class RecordError(ValueError):
 
 
 class RecordPlayer(msgspec.Struct, kw_only=True):
-    """Who played ``seat`` (0 South .. 3 East; seats 0+2 and 1+3 are partners, R2.1)."""
+    """Who played ``seat`` (0 South .. 3 East; seats 0+2 and 1+3 are partners, R2.1);
+    ``level``: a bot's level (``easy``, ``normal``, ``hard``), nil for a person and
+    where the writer did not know it."""
 
     seat: Seat
     name: PlayerName
     bot: bool = False
+    level: Annotated[str, Meta(max_length=20)] | None = None
 
 
 class RecordResult(msgspec.Struct, kw_only=True):

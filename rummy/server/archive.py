@@ -66,11 +66,14 @@ def _page(
 def _players(db: sqlite3.Connection, game_ids: list[int]) -> dict[int, list[StoredPlayer]]:
     found: dict[int, list[StoredPlayer]] = {game_id: [] for game_id in game_ids}
     marks = ",".join("?" * len(game_ids))
-    for game_id, seat, chair, name, bot in db.execute(
-        f"SELECT game_id, seat, chair, name, bot FROM game_players WHERE game_id IN ({marks}) ORDER BY seat",
+    for game_id, seat, chair, name, bot, level in db.execute(
+        f"SELECT game_id, seat, chair, name, bot, level FROM game_players WHERE game_id IN ({marks})"
+        " ORDER BY seat",
         game_ids,
     ):
-        found[game_id].append(StoredPlayer(seat, chair, name, bool(bot)))
+        found[game_id].append(
+            StoredPlayer(seat, chair, name, bool(bot), level if isinstance(level, str) else None)
+        )
     return found
 
 
@@ -137,7 +140,7 @@ def finished_game(db: sqlite3.Connection, game_id: int) -> _Finished | None:
 
 
 def _record_players(players: list[StoredPlayer]) -> list[RecordPlayer]:
-    return [RecordPlayer(seat=p.seat, name=p.name, bot=p.bot) for p in players]
+    return [RecordPlayer(seat=p.seat, name=p.name, bot=p.bot, level=p.level) for p in players]
 
 
 def _totals(row: _Row) -> tuple[int, int]:

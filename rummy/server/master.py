@@ -633,7 +633,9 @@ class TableMaster:
         names = [c.name for c in self.chairs if c is not None]
         seat_of = game.partner_draw.seat_of_chair
         players = [
-            StoredPlayer(seat_of[c.index], c.index, c.name, c.bot) for c in self.chairs if c is not None
+            StoredPlayer(seat_of[c.index], c.index, c.name, c.bot, c.level)
+            for c in self.chairs
+            if c is not None
         ]
         writes = [
             sql.new_game(game_id, self.id, self.games + 1, seed, game.seating, names),

@@ -33,6 +33,7 @@ class StoredPlayer:
     chair: int
     name: str
     bot: bool
+    level: str | None = None  # a bot's level (None for a person, and for games stored before)
 
 
 def new_table(table_id: int, name: str, options: str, creator: int | None) -> Statement:
@@ -77,8 +78,8 @@ def new_game(
 
 def game_player(game_id: int, player: StoredPlayer) -> Statement:
     return (
-        "INSERT INTO game_players (game_id, seat, chair, name, bot) VALUES (?, ?, ?, ?, ?)",
-        (game_id, player.seat, player.chair, player.name, int(player.bot)),
+        "INSERT INTO game_players (game_id, seat, chair, name, bot, level) VALUES (?, ?, ?, ?, ?, ?)",
+        (game_id, player.seat, player.chair, player.name, int(player.bot), player.level),
     )
 
 

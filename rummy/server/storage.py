@@ -86,7 +86,7 @@ CREATE TABLE IF NOT EXISTS games (
 );
 CREATE TABLE IF NOT EXISTS game_players (
     game_id INTEGER NOT NULL, seat INTEGER NOT NULL, chair INTEGER NOT NULL,
-    name TEXT NOT NULL, bot INTEGER NOT NULL, PRIMARY KEY (game_id, seat)
+    name TEXT NOT NULL, bot INTEGER NOT NULL, level TEXT, PRIMARY KEY (game_id, seat)
 );
 CREATE TABLE IF NOT EXISTS moves (
     game_id INTEGER NOT NULL, n INTEGER NOT NULL, move TEXT NOT NULL, at REAL NOT NULL,
@@ -102,6 +102,7 @@ ADDED_COLUMNS = (
     ("moves", "auto", "TEXT"),  # before moves said who played them (timer, stand-in)
     ("games", "engine", "INTEGER NOT NULL DEFAULT 1"),
     ("games", "results", "TEXT"),
+    ("game_players", "level", "TEXT"),  # before a game's bots kept their levels (None here)
 )
 
 

@@ -129,6 +129,20 @@ async def test_a_side_players_name_shows_whole_before_its_tags(size: tuple[int, 
         assert "…" not in head  # not cut: "▶ West  E–W  Mina (bo…"
 
 
+async def test_a_replay_says_each_bots_level_as_its_record_does() -> None:
+    """The record keeps a bot's level: the replay's panels say "(hard bot)" as the
+    table did; a level this client does not know (from any program's file) is not shown."""
+    data = json.loads(SERVER_GAME.read_text())
+    data["players"][2] = {"seat": 2, "name": "Kian", "bot": True, "level": "hard"}  # North, across
+    data["players"][0] = {"seat": 0, "name": "Dara", "bot": True, "level": "godlike"}  # South
+    app = RummyApp(player_name="", replay=decode_record(json.dumps(data).encode()), replay_title="t")
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Kian (hard bot)" in text
+        assert "Dara (bot)" in text and "godlike" not in text
+
+
 async def test_step_on_and_back_one_move_with_the_log_and_every_hand() -> None:
     app = replay_app()
     async with app.run_test(size=(100, 32)) as pilot:

@@ -13,12 +13,19 @@ from pathlib import Path
 from rummy.engine import team_of
 from rummy.net import Client
 from rummy.protocol import (
+    AddBot,
+    CreateTable,
     Error,
     GameSummary,
     GetRecord,
     History,
     HistoryPage,
+    Ok,
     Record,
+    Seated,
+    Sit,
+    Start,
+    TableOptions,
     errors,
     replay_record,
 )
@@ -198,6 +205,44 @@ async def test_play_again_keeps_a_running_tally_by_partnership(tmp_path: Path) -
     finally:
         await server.close()
     assert team_of(2) == 0  # the pairs above are seats 0+2 and 1+3 (R2.1)
+
+
+async def test_a_record_says_each_bots_level(tmp_path: Path) -> None:
+    """A replay says which bots were easy or hard, as the table did: the record keeps
+    each bot's level (nil for a person); a database from before game_players kept
+    levels is brought up to date, its games' bots with no level."""
+    db = tmp_path / "levels.db"
+    server = await serve(db)
+    try:
+        ann, bob = await connect(server, "Ann"), await connect(server, "Bob")
+        seated = await ann.request(CreateTable, name="test", options=TableOptions())
+        assert isinstance(seated, Seated)
+        assert isinstance(await bob.request(Sit, table_id=seated.table_id, chair=1), Seated)
+        assert isinstance(await ann.request(AddBot, chair=2, level="easy"), Ok)
+        assert isinstance(await ann.request(AddBot, chair=3, level="normal"), Ok)
+        assert isinstance(await ann.request(Start), Ok)
+        await play_all([ann, bob])
+        game_id = server.table(seated.table_id).game_id
+        answer = await ann.request(GetRecord, game_id=game_id)
+        assert isinstance(answer, Record)
+        by_name = {p.name: (p.bot, p.level) for p in answer.record.players}
+        assert by_name["Ann"] == by_name["Bob"] == (False, None)
+        assert sorted(level for bot, level in by_name.values() if bot) == ["easy", "normal"]
+        await close_all([ann, bob])
+    finally:
+        await server.close()
+    with sqlite3.connect(db) as con:  # back to the schema before levels were kept
+        con.execute("ALTER TABLE game_players DROP COLUMN level")
+    server = await serve(db)
+    try:
+        ann = await connect(server, "Ann")
+        answer = await ann.request(GetRecord, game_id=game_id)
+        assert isinstance(answer, Record)
+        assert [p.level for p in answer.record.players] == [None] * 4
+        assert sum(p.bot for p in answer.record.players) == 2
+        await ann.close()
+    finally:
+        await server.close()
 
 
 async def test_games_stored_before_the_history_existed_are_listed(tmp_path: Path) -> None:
