@@ -174,6 +174,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.replay is not None:
         if args.address:
             parser.error("--replay plays a file: give no server address with it")
+        local_only = [o for o, given in (("--bots", args.bots), ("--new", args.new)) if given]
+        if args.bot_delay is not None:
+            local_only.append("--bot-delay")
+        if local_only:
+            parser.error(f"{', '.join(local_only)}: for the game against bots, not a replay")
         try:
             record = read_record(args.replay)
         except ValueError as e:

@@ -741,6 +741,9 @@ async def test_a_finished_saved_game_says_another_has_the_same_bots() -> None:
         assert "goes on" not in notice
 
 
+RECORD = Path(__file__).parents[1] / "fixtures" / "records" / "engine1-server-drawn-partners.json"
+
+
 class NoLock:
     """A seat lock always had, holding no file."""
 
@@ -752,7 +755,7 @@ class NoLock:
 
 
 def test_the_bot_delay_option_sets_the_local_games_pace(
-    monkeypatch: pytest.MonkeyPatch, state_dir: Path
+    monkeypatch: pytest.MonkeyPatch, state_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``--bot-delay 0.2`` reaches the local game's server as its bots' pause; left out,
     the server keeps its own (0.8 s); with a server's address, or out of range, it is
@@ -783,6 +786,11 @@ def test_the_bot_delay_option_sets_the_local_games_pace(
     with pytest.raises(SystemExit) as info:
         main(["example.org:7325", "--bot-delay", "0"])
     assert info.value.code == 2
+    for local_only in (["--bot-delay", "0"], ["--bots", "hard"], ["--new"]):  # nothing to pace in a file
+        with pytest.raises(SystemExit) as info:
+            main(["--replay", str(RECORD), *local_only])
+        assert info.value.code == 2
+        assert "for the game against bots, not a replay" in capsys.readouterr().err
 
 
 class Cycle:
