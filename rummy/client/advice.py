@@ -136,10 +136,16 @@ def move_words(move: Move, view: PlayerView, seats: Seats, ascii: bool = False) 
 
 
 def prompt(
-    view: PlayerView | None, seats: Seats, chosen: Sequence[Card], ascii: bool = False, lobby: bool = False
+    view: PlayerView | None,
+    seats: Seats,
+    chosen: Sequence[Card],
+    ascii: bool = False,
+    lobby: bool = False,
+    again: bool = True,
 ) -> Content:
     """The always-visible line: what this player can do now. ``lobby``: the client has
-    a lobby to go back to (a server's, not the local game's)."""
+    a lobby to go back to (a server's, not the local game's); ``again``: another game
+    may be asked for at the game's end (not once someone has left the table)."""
     if view is None:
         return Content("Waiting for the game to start.")
     if view.phase == "game_over":
@@ -147,6 +153,8 @@ def prompt(
         # game's end quits at once (a player back from "watch again" had no other sign).
         if view.seat is None:
             return Content("The game is over. b returns to the lobby.")  # a spectator's
+        if not again:
+            return Content("The game is over and a player has left: b for the lobby, q to quit.")
         back = " b for the lobby," if lobby else ""
         return Content(f"The game is over: a for another game,{back} q to quit.")
     current = text.plain(seats.who(view.current), "bold")

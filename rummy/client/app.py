@@ -481,7 +481,8 @@ class RummyApp(App[None]):
 
     def _table(self, message: Table) -> None:
         info = message.table
-        if self.local and self.session.table is None and not self.local_game_asked:
+        old = self.session.table
+        if self.local and old is None and not self.local_game_asked:
             self._say_whose_bots(info)  # back at the saved game
         self.session.arrive(info)
         self.tally, self.last_game = message.tally, message.last_game
@@ -490,7 +491,16 @@ class RummyApp(App[None]):
         if self.table_screen is not None:
             self.table_screen.table_name = self._table_name(info)
             self.table_screen.tally, self.table_screen.last_game = message.tally, message.last_game
-            self.table_screen.set_seats(seats_of(info, self.session.seat))
+            view = self.table_screen.view
+            if info.status == "waiting" and view is not None and view.phase == "game_over":
+                # Someone left after the game: the table waits for four again, and its
+                # chairs play no seat. The game on the screen keeps its players (placed
+                # by chair numbers, they went to the wrong seats: seen in tmux).
+                if old is not None and old.status == "finished":
+                    left = [c.name for c in old.chairs if c.name and info.chairs[c.chair].name is None]
+                    self.table_screen.table_broke_up([text.clean(name, 24) for name in left])
+            else:
+                self.table_screen.set_seats(seats_of(info, self.session.seat))
 
     def _say_whose_bots(self, info: TableInfo) -> None:
         """The saved game against bots goes on with the bots it began with: when the

@@ -848,6 +848,52 @@ async def test_the_collector_is_on_again_as_the_app_mounts_and_the_start_stays_f
         gc.enable()
 
 
+async def test_a_player_leaving_after_the_game_keeps_its_players_in_their_seats() -> None:
+    """Seen in tmux: after the game a player left, and the table went back to waiting
+    for four; its chairs then played no seat, and the finished game on the screen put
+    each name in the seat of its chair's number (Ann's name on another player's
+    melds). The game keeps its players; it says who left, and offers no other game."""
+    app, sent = offline_app()
+    game = Game(7, seating="draw")
+    bot = make_bot("random", random.Random(2))
+    play_until(game, lambda g: bot.choose(view_for(g, g.current)), lambda g: g.is_over)
+    seat_of = tuple(game.partner_draw.seat_of_chair)
+    names = ("Ann", "Bob", "Cy", "Di")
+    assert seat_of != (0, 1, 2, 3)  # the draw moved people: chair numbers are not seats
+
+    def names_by_seat() -> list[str]:
+        screen = app.table_screen
+        assert screen is not None
+        return [screen.seats.name(seat) for seat in range(4)]
+
+    played = [names[seat_of.index(seat)] for seat in range(4)]
+    async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        say(app, Seated(id=1, table_id=3, chair=0, token="t"), Sit)
+        finished = table_info(3, "T", names, "finished", seats=seat_of)
+        for chair in finished.chairs[1:]:
+            chair.ready = True  # the other three asked for another game
+        say(app, Table(table=finished))
+        say(app, game_update(3, game, seat_of[0]))
+        await eventually(lambda: "Play again (a)" in screen_text(app), pause=pilot.pause)
+        assert isinstance(app.screen, GameEndScreen) and names_by_seat() == played
+        say(app, Table(table=table_info(3, "T", ("Ann", None, "Cy", "Di"), "waiting")))  # Bob left
+        await eventually(lambda: "Bob left the table" in toast_text(app), pause=pilot.pause)
+        assert names_by_seat() == played  # still the game's players, each in their own seat
+        screen = app.table_screen
+        assert screen is not None and not any(screen.seats.ready(seat) for seat in range(4))
+        assert "Play again (a)" not in screen_text(app)
+        assert "another game needs four players" in " ".join(screen_text(app).split())
+        await pilot.press("escape")
+        await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        assert "a player has left: b for the lobby" in screen_text(app)
+        await pilot.press("a")  # no other game to ask for here
+        await pilot.pause()
+        assert not any(isinstance(m, PlayAgain) for m in sent.sent)
+        say(app, Table(table=table_info(3, "T", ("Ann", "Eve", "Cy", "Di"), "waiting")))  # Eve sits
+        await pilot.pause()
+        assert names_by_seat() == played  # the finished game's, until the next one begins
+
+
 async def test_the_toasts_of_a_game_go_when_a_new_game_begins() -> None:
     """Asking for another game says so in a toast while the others have not asked; when
     the new game begins that toast (and any other of the old game) goes at once, rather

@@ -269,6 +269,15 @@ class GameEndScreen(Dialog[GameChoice]):
             for note in self.query("#again-note").results(Static):
                 note.update(self.again_note())
 
+    def broke_up(self, note: Content) -> None:
+        """Someone left the finished game's table: no other game to ask for here."""
+        self.can_play = False
+        for button in self.query("#again"):
+            button.remove()
+        for static in self.query("#again-note").results(Static):
+            static.update(note)
+        self.query_one(KeyBar).follow()
+
     def moved_on(self) -> None:
         """A new game began while this was open: no other game to ask for now."""
         self.can_play, self.begun = False, True

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import ClassVar
 
 from textual import on, work
@@ -140,6 +141,9 @@ class TableScreen(Screen[None]):
         self.recent = Recent()
         self.offline = False
         self.show_hints = False
+        # The finished game's table went back to waiting for four (someone left): no
+        # "play again" any more; a new game at the table begins from the lobby.
+        self.broken_up = False
         self.key_words: dict[str, str] = {}  # action: the words its key says now (KeyBar)
         self._ticker: Timer | None = None
         self._pile_usable_in: tuple[PlayerView, bool] | None = None
@@ -217,6 +221,8 @@ class TableScreen(Screen[None]):
             # news; a deal that has just ended is.
             ended = view.phase in ("deal_over", "game_over")
             self._shown_results = len(view.results) - (1 if ended else 0)
+        if view.phase != "game_over":
+            self.broken_up = False
         if began_new_game(view, old):  # what the toasts said was of the game before
             self.app.clear_notifications()  # ("Asked for another game...")
         self._ends_moved_on(view, old)
@@ -272,6 +278,22 @@ class TableScreen(Screen[None]):
         for screen in self.app.screen_stack:
             if isinstance(screen, (DealEndScreen, GameEndScreen)):
                 screen.seats_changed(self.seats)
+        self._draw()
+
+    def table_broke_up(self, left: Sequence[str]) -> None:
+        """After the game, ``left`` left the table, which waits for four players again:
+        the game on the screen keeps its players, and no other game can be asked for
+        here; the table's creator starts the next one from the lobby."""
+        self.broken_up = True
+        # Nobody waits for another game here any more ("wants another game" went stale).
+        unready = [info if info is None else replace(info, ready=False) for info in self.seats.seats]
+        self.seats = replace(self.seats, seats=tuple(unready))
+        who = text.plain(", ".join(left) if left else "A player")
+        note = Content.assemble(who, " left the table: another game needs four players (b: the lobby).")
+        for screen in self.app.screen_stack:
+            if isinstance(screen, GameEndScreen):
+                screen.broke_up(note)
+        self.notify(note.plain, title="The table", timeout=10)
         self._draw()
 
     def _plain(self, seats: Seats) -> Seats:
@@ -339,7 +361,9 @@ class TableScreen(Screen[None]):
 
     def _prompt(self) -> Content:
         chosen = self.hand.chosen if (self.hand.selected or self.hand.has_focus) else []
-        prompt = advice.prompt(self.view, self.seats, chosen, self.ascii, self.app_has_lobby)
+        prompt = advice.prompt(
+            self.view, self.seats, chosen, self.ascii, self.app_has_lobby, again=not self.broken_up
+        )
         timer = self.timer
         if timer is not None and timer.kind == "next_deal" and not self.offline:
             left = timer.left(time.monotonic())
@@ -376,7 +400,7 @@ class TableScreen(Screen[None]):
         if action == "results":
             return view is not None and bool(view.results)
         if action == "play_again":
-            return view is not None and view.seat is not None and phase == "game_over"
+            return view is not None and view.seat is not None and phase == "game_over" and not self.broken_up
         if action in ("leave", "chat"):  # a lobby to go back to, people to chat with
             return self.app_has_lobby
         if action == "hint":
@@ -649,7 +673,7 @@ class TableScreen(Screen[None]):
                             lobby=self.app_has_lobby,
                             tally=self.tally,
                             can_replay=self.last_game is not None,
-                            can_play=view.seat is not None,
+                            can_play=view.seat is not None and not self.broken_up,
                         )
                     )
                     if choice != "details":
