@@ -96,8 +96,9 @@ class Client:
 
     # --- receiving ---------------------------------------------------------------------
 
-    async def until(self, condition: Callable[[Client], bool], timeout: float = 10.0) -> None:
-        """Wait until ``condition(self)`` holds (checked after every chunk of messages).
+    async def until(self, condition: Callable[[Client], bool], timeout: float | None = 10.0) -> None:
+        """Wait until ``condition(self)`` holds (checked after every chunk of messages);
+        ``timeout`` None waits as long as it takes.
 
         It returns in the same step as the check, so the condition still holds when the
         caller goes on (a ``wait_for`` task would let more messages in between).

@@ -1,0 +1,268 @@
+"""``rummy-bot HOST:PORT --table N [--chair C] [--bot LEVEL|MODULE:NAME] [--name NAME] [--games N]``
+
+A bot in a chair of a server's table: how a bot author plays against their own bot,
+or lets friends do so. Someone opens a table in the lobby (its number is in the
+lobby's first column); ``rummy-bot`` connects as one more player, sits in a free
+chair (``--chair``, 1 to 4, or the first free one), and plays that seat with the bot
+(``--bot``: a level, ``easy``, ``normal``, ``hard``, or the author's ``MODULE:NAME``
+as in ``rummy-sim``) once the table's creator starts: ready at each deal's end,
+another game at the game's end while ``--games`` asks for more, then it leaves the
+table and says how the games went.
+
+It sees what any player sees (its own view, R9) and moves through the protocol
+like any client (docs/PROTOCOL.md), so a move the rules refuse is the server's
+refusal: the bot's author gets it in one line, and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import random
+import secrets
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TextIO
+
+from .engine import SEAT_NAMES, PlayerView, move_text, team_of
+from .engine.bots import BOT_NAMES, Bot
+from .net import Client
+from .protocol import (
+    DEFAULT_PORT,
+    PROTOCOL_VERSION,
+    Error,
+    Hello,
+    Leave,
+    Ok,
+    PlayAgain,
+    Ready,
+    Seated,
+    Sit,
+    TableInfo,
+    Welcome,
+    errors,
+)
+from .sim import make_player
+
+STARTED_WITHIN = 3.0  # seconds for the lobby to list the table asked for
+
+
+class BotStopped(Exception):
+    """The run cannot go on; the message is one sentence for the bot's author."""
+
+
+@dataclass(frozen=True, slots=True)
+class Orders:
+    """What ``rummy-bot`` was asked to do."""
+
+    host: str
+    port: int
+    table_id: int
+    chair: int | None  # 0..3, or None: the first free chair
+    bot: str  # a level or bot name, or MODULE:NAME
+    name: str
+    games: int
+    seed: int
+
+
+def free_chair(table: TableInfo, chair: int | None) -> int:
+    """The chair to sit in: ``chair`` if it is free, else the first free one."""
+    free = [c.chair for c in table.chairs if c.name is None]
+    if chair is not None:
+        if chair not in free:
+            raise BotStopped(
+                f"chair {chair + 1} of table {table.table_id} is not free (free: {_chairs(free)})"
+            )
+        return chair
+    if not free:
+        raise BotStopped(f"table {table.table_id} ({table.name}) has no free chair")
+    return free[0]
+
+
+def _chairs(free: list[int]) -> str:
+    return ", ".join(str(c + 1) for c in free) or "none"
+
+
+async def sit(client: Client, orders: Orders) -> tuple[int, TableInfo]:
+    """Say hello and sit at the table; returns the chair and the table as it was."""
+    welcome = await client.request(Hello, version=PROTOCOL_VERSION, name=orders.name, lobby=True)
+    if not isinstance(welcome, Welcome):
+        raise BotStopped(f"the server refused the name {orders.name!r}: {_said(welcome)}")
+
+    with contextlib.suppress(TimeoutError):  # (a table just opened is news to the lobby)
+        await client.until(lambda c: c.closed or orders.table_id in c.lobby, STARTED_WITHIN)
+    table = client.lobby.get(orders.table_id)
+    if table is None:
+        listed = ", ".join(str(t) for t in sorted(client.lobby)) or "none"
+        raise BotStopped(f"the server has no table {orders.table_id} (its tables: {listed})")
+    chair = free_chair(table, orders.chair)
+    seated = await client.request(Sit, table_id=orders.table_id, chair=chair)
+    if not isinstance(seated, Seated):
+        raise BotStopped(f"cannot sit at table {orders.table_id}: {_said(seated)}")
+    return chair, table
+
+
+async def play(client: Client, orders: Orders, out: TextIO) -> list[tuple[int, int, int]]:
+    """Play the seat until ``orders.games`` games are over; returns each game's totals
+    and the bot's team, as ``(ours, theirs, team)``."""
+    results: list[tuple[int, int, int]] = []
+    bot: Bot | None = None
+    answered = -1
+    game_number = (client.table.games if client.table is not None else 0) + 1
+
+    def cue(c: Client) -> bool:
+        """A game of ours to act in: our turn, a deal's end or the game's end."""
+        if c.closed:
+            return True
+        if c.game is None or c.view is None or c.table is None or c.table.games < game_number:
+            return False
+        return c.game.moves != answered and (c.view.my_turn or c.view.phase in ("deal_over", "game_over"))
+
+    while True:
+        await client.until(cue, None)  # a table waits for its creator as long as it likes
+        if client.closed:
+            raise BotStopped("the server closed the connection")
+        game, view = client.game, client.view
+        assert game is not None and view is not None and view.seat is not None
+        answered = game.moves
+        if view.phase == "game_over":
+            ours, theirs = _totals(view)
+            results.append((ours, theirs, team_of(view.seat)))
+            print(_game_line(len(results), ours, theirs), file=out, flush=True)
+            if len(results) >= orders.games:
+                return results
+            await _answer(client, PlayAgain)
+            game_number += 1
+            bot = None
+            continue
+        if view.phase == "deal_over":
+            await _answer(client, Ready)
+            continue
+        if bot is None:  # one bot a game, as a seated bot: its memory is of this game
+            bot = make_player(orders.bot, random.Random(f"{orders.seed}/{game_number}"))
+        move = bot.choose(view)
+        try:
+            reply = await client.move(move, after=game.moves)
+        except TypeError:  # not a move at all (None, a string...): nothing to send
+            raise BotStopped(_misplayed(orders, view, move, "that is no move")) from None
+        if isinstance(reply, Error) and reply.code == errors.STALE:
+            continue  # the game moved on as the move went (a stand-in): wait for the news
+        if not isinstance(reply, Ok):
+            raise BotStopped(_misplayed(orders, view, move, reply))
+
+
+async def _answer(client: Client, kind: type[Ready] | type[PlayAgain]) -> None:
+    """Ready, or another game: refused only when the table has moved on already."""
+    reply = await client.request(kind)
+    if not isinstance(reply, Ok | Error):
+        raise BotStopped(f"the server answered {kind.__name__} with {reply!r}")
+
+
+def _totals(view: PlayerView) -> tuple[int, int]:
+    a, b = view.totals()
+    return (a, b) if team_of(view.seat or 0) == 0 else (b, a)
+
+
+def _game_line(number: int, ours: int, theirs: int) -> str:
+    outcome = "won" if ours > theirs else "lost" if ours < theirs else "tied"
+    return f"game {number}: the bot's team {outcome}, {ours} to {theirs}"
+
+
+def _misplayed(orders: Orders, view: PlayerView, move: object, reply: object) -> str:
+    seat = SEAT_NAMES[view.seat or 0]
+    try:
+        played = move_text(move)  # type: ignore[arg-type]
+    except TypeError:  # (move_text knows only moves)
+        played = repr(move)
+    refused = _said(reply)
+    return f"the bot {orders.bot} ({seat}) played {played} in deal {view.deal}, and it was refused: {refused}"
+
+
+def _said(reply: object) -> str:
+    return reply.text if isinstance(reply, Error) else str(reply)
+
+
+async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
+    """The whole run: connect, sit, play, leave. Raises ``BotStopped``."""
+    try:
+        client = await Client.connect(orders.host, orders.port)
+    except OSError as error:
+        raise BotStopped(f"cannot reach {orders.host}:{orders.port}: {error.strerror or error}") from None
+    try:
+        chair, table = await sit(client, orders)
+        who = orders.name if orders.bot in orders.name else f"{orders.name} ({orders.bot})"
+        print(
+            f"{who} sits in chair {chair + 1} of table {orders.table_id} ({table.name}); "
+            "it plays once the table's creator starts the game.",
+            file=out,
+            flush=True,
+        )
+        results = await play(client, orders, out)
+        with contextlib.suppress(ConnectionError, TimeoutError):
+            await client.request(Leave)
+        won = sum(ours > theirs for ours, theirs, _ in results)
+        print(f"{orders.name} leaves the table: its team won {won} of {len(results)}.", file=out, flush=True)
+    except ConnectionError:
+        raise BotStopped("the server closed the connection") from None
+    finally:
+        await client.close()
+
+
+def parse_orders(argv: list[str] | None, make: Callable[[str], object] = lambda spec: None) -> Orders:
+    parser = argparse.ArgumentParser(
+        prog="rummy-bot",
+        description="Seat a bot (one of ours, or your own MODULE:NAME) in a chair of a server's table.",
+    )
+    parser.add_argument("address", help=f"HOST:PORT of a rummy-server (port {DEFAULT_PORT} if left out)")
+    parser.add_argument("--table", type=int, required=True, help="the table's number, as the lobby lists it")
+    parser.add_argument(
+        "--chair", type=int, choices=range(1, 5), help="the chair, 1 to 4 (default: the first free)"
+    )
+    parser.add_argument(
+        "--bot",
+        default="normal",
+        help=f"a level or bot ({', '.join(BOT_NAMES)}) or your own MODULE:NAME, "
+        "made with a random.Random as in rummy-sim (default normal)",
+    )
+    parser.add_argument("--name", help="its name at the table (default: the bot's)")
+    parser.add_argument("--games", type=int, default=1, help="games to play at the table (default 1)")
+    parser.add_argument("--seed", type=int, help="the bot's random seed (default: a new one)")
+    args = parser.parse_args(argv)
+    from .client.cli import parse_address  # the client's own reading of HOST:PORT
+
+    try:
+        host, port = parse_address(args.address)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.games < 1:
+        parser.error("--games: at least 1")
+    try:
+        make(args.bot)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.name is not None:
+        name = args.name
+    else:  # "normal bot"; an author's bot by its own name ("GreedyBot")
+        name = args.bot.rpartition(":")[2] if ":" in args.bot else f"{args.bot} bot"
+    seed = args.seed if args.seed is not None else secrets.randbits(63)
+    chair = None if args.chair is None else args.chair - 1
+    return Orders(host, port, args.table, chair, args.bot, name, args.games, seed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    orders = parse_orders(argv, make=lambda spec: make_player(spec, random.Random(0)))
+    try:
+        asyncio.run(run(orders))
+    except BotStopped as stopped:
+        print(f"rummy-bot: {stopped}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("rummy-bot: stopped", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,133 @@
+"""``rummy-bot``: a bot (one of ours, or an author's MODULE:NAME) in a chair of a
+server's table, over a real socket, as a bot author runs it: it sits, plays its seat
+once the creator starts, says how the game went and leaves; what it cannot do (no
+such table, no free chair, a move the rules refuse) it says in one line, exit 1."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from rummy.net import Client
+from rummy.netbot import BotStopped, Orders, parse_orders, run
+from rummy.protocol import (
+    PROTOCOL_VERSION,
+    AddBot,
+    CreateTable,
+    GetRecord,
+    Hello,
+    Ok,
+    Record,
+    Seated,
+    Start,
+    TableOptions,
+    Welcome,
+)
+from rummy.server import Server, start_server
+from tests.server.game_helpers import FAST, TIMEOUT, play
+from tests.support import eventually
+from tests.test_sim import GREEDY
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    s = await start_server(host="127.0.0.1", port=0, db_path=None, **FAST)
+    yield s
+    await s.close()
+
+
+async def ann_at_a_table(server: Server, bots: tuple[int, ...] = (2, 3)) -> tuple[Client, int]:
+    """Ann opens a table and seats server bots in ``bots`` (chairs 0..3)."""
+    ann = await Client.connect("127.0.0.1", server.port)
+    assert isinstance(await ann.request(Hello, version=PROTOCOL_VERSION, name="Ann"), Welcome)
+    seated = await ann.request(CreateTable, name="Ann's", options=TableOptions())
+    assert isinstance(seated, Seated)
+    for chair in bots:
+        assert isinstance(await ann.request(AddBot, chair=chair), Ok)
+    return ann, seated.table_id
+
+
+def orders(server: Server, table_id: int, bot: str = "normal", chair: int | None = None) -> Orders:
+    return Orders("127.0.0.1", server.port, table_id, chair, bot, f"{bot} bot", 1, 7)
+
+
+async def test_the_bot_sits_plays_the_game_out_and_leaves(server: Server) -> None:
+    ann, table_id = await ann_at_a_table(server)
+    out = io.StringIO()
+    bot = asyncio.create_task(run(orders(server, table_id), out))
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name == "normal bot", TIMEOUT)
+    await eventually(lambda: f"normal bot sits in chair 2 of table {table_id} (Ann's)" in out.getvalue())
+    assert isinstance(await ann.request(Start), Ok)
+    await asyncio.wait_for(asyncio.gather(play(ann), bot), TIMEOUT * 3)
+    said = out.getvalue().splitlines()
+    assert said[1].startswith("game 1: the bot's team ")
+    assert said[2].startswith("normal bot leaves the table: its team won ")
+    record = await ann.request(GetRecord, game_id=server.table(table_id).game_id)
+    assert isinstance(record, Record)
+    (seated,) = [p for p in record.record.players if p.name == "normal bot"]
+    assert not seated.bot  # a player like any other, to the server
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is None, TIMEOUT)  # it left
+    await ann.close()
+
+
+async def test_what_it_cannot_do_it_says_in_one_sentence(server: Server) -> None:
+    ann, table_id = await ann_at_a_table(server, bots=(1, 2, 3))
+    with pytest.raises(BotStopped, match=rf"no table 99 \(its tables: {table_id}\)"):
+        await run(orders(server, 99), io.StringIO())
+    with pytest.raises(BotStopped, match=rf"table {table_id} \(Ann's\) has no free chair"):
+        await run(orders(server, table_id), io.StringIO())
+    with pytest.raises(BotStopped, match=r"cannot reach 127\.0\.0\.1:1"):
+        await run(Orders("127.0.0.1", 1, 1, None, "normal", "x", 1, 0), io.StringIO())
+    await ann.close()
+
+
+async def test_a_move_the_rules_refuse_stops_it_with_the_servers_reason(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the bot's module is found here
+    ann, table_id = await ann_at_a_table(server)
+    cheat = asyncio.create_task(run(orders(server, table_id, "my_bots:Cheat"), io.StringIO()))
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+    assert isinstance(await ann.request(Start), Ok)
+    play_on = asyncio.create_task(play(ann))
+    with pytest.raises(
+        BotStopped, match=r"the bot my_bots:Cheat \(\w+\) played discard 2c in deal 1, and it"
+    ):
+        await asyncio.wait_for(cheat, TIMEOUT)
+    play_on.cancel()
+    await ann.close()
+
+
+def test_the_command_line_reads_its_orders_and_refuses_bad_ones(tmp_path: Path) -> None:
+    made = parse_orders(["example.org", "--table", "3", "--chair", "2", "--bot", "hard", "--seed", "5"])
+    assert made == Orders("example.org", 7325, 3, 1, "hard", "hard bot", 1, 5)
+    mine = parse_orders(["h:1", "--table", "1", "--bot", "mybot:GreedyBot"])
+    assert mine.name == "GreedyBot" and mine.chair is None
+    for bad in (["h:1"], ["h:1", "--table", "1", "--chair", "5"], ["h:1", "--table", "1", "--games", "0"]):
+        with pytest.raises(SystemExit):
+            parse_orders(bad)
+    run_ = subprocess.run(
+        [sys.executable, "-m", "rummy.netbot", "127.0.0.1:1", "--table", "1", "--bot", "godlike"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run_.returncode == 2 and "godlike" in run_.stderr
+    run_ = subprocess.run(
+        [sys.executable, "-m", "rummy.netbot", "127.0.0.1:1", "--table", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run_.returncode == 1 and run_.stderr.startswith("rummy-bot: cannot reach 127.0.0.1:1")
