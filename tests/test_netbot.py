@@ -23,6 +23,7 @@ from rummy.protocol import (
     GetRecord,
     Hello,
     Ok,
+    PlayAgain,
     Record,
     Seated,
     Start,
@@ -75,6 +76,23 @@ async def test_the_bot_sits_plays_the_game_out_and_leaves(server: Server) -> Non
     (seated,) = [p for p in record.record.players if p.name == "normal bot"]
     assert not seated.bot  # a player like any other, to the server
     await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is None, TIMEOUT)  # it left
+    await ann.close()
+
+
+async def test_it_asks_for_another_game_while_games_wants_more(server: Server) -> None:
+    ann, table_id = await ann_at_a_table(server)
+    out = io.StringIO()
+    two = Orders("127.0.0.1", server.port, table_id, 1, "easy", "Easy", 2, 3)
+    bot = asyncio.create_task(run(two, out))
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name == "Easy", TIMEOUT)
+    assert isinstance(await ann.request(Start), Ok)
+    await asyncio.wait_for(play(ann), TIMEOUT * 3)
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].ready, TIMEOUT)  # it asked
+    assert isinstance(await ann.request(PlayAgain), Ok)
+    await asyncio.wait_for(asyncio.gather(play(ann, game_number=2), bot), TIMEOUT * 3)
+    said = out.getvalue().splitlines()
+    assert said[1].startswith("game 1: ") and said[2].startswith("game 2: ")
+    assert said[3].startswith("Easy leaves the table: its team won ") and said[3].endswith(" of 2.")
     await ann.close()
 
 
