@@ -104,26 +104,36 @@ async def sit(client: Client, orders: Orders) -> tuple[int, TableInfo]:
     return chair, table
 
 
-async def play(client: Client, orders: Orders, out: TextIO) -> list[tuple[int, int, int]]:
-    """Play the seat until ``orders.games`` games are over; returns each game's totals
-    and the bot's team, as ``(ours, theirs, team)``."""
+async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[tuple[int, int, int]]:
+    """Play the seat (in ``chair``) until ``orders.games`` games are over; returns each
+    game's totals and the bot's team, as ``(ours, theirs, team)``. Stops when nobody
+    else is left at the table to start a game."""
     results: list[tuple[int, int, int]] = []
     bot: Bot | None = None
     answered = -1
     game_number = (client.table.games if client.table is not None else 0) + 1
 
-    def cue(c: Client) -> bool:
+    def alone(c: Client) -> bool:
+        """Nobody but the bot left at a table with no game on: none will start."""
+        return (
+            c.table is not None
+            and c.table.status != "playing"
+            and not any(ch.name and not ch.bot and ch.chair != chair for ch in c.table.chairs)
+        )
+
+    def my_cue(c: Client) -> bool:
         """A game of ours to act in: our turn, a deal's end or the game's end."""
-        if c.closed:
-            return True
         if c.game is None or c.view is None or c.table is None or c.table.games < game_number:
             return False
         return c.game.moves != answered and (c.view.my_turn or c.view.phase in ("deal_over", "game_over"))
 
     while True:
-        await client.until(cue, None)  # a table waits for its creator as long as it likes
+        # A table waits for its creator as long as it likes: no time limit here.
+        await client.until(lambda c: c.closed or my_cue(c) or alone(c), None)
         if client.closed:
             raise BotStopped("the server closed the connection")
+        if not my_cue(client):
+            raise BotStopped(f"everyone else left table {orders.table_id}: no game will start")
         game, view = client.game, client.view
         assert game is not None and view is not None and view.seat is not None
         answered = game.moves
@@ -199,7 +209,7 @@ async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
             file=out,
             flush=True,
         )
-        results = await play(client, orders, out)
+        results = await play(client, orders, chair, out)
         with contextlib.suppress(ConnectionError, TimeoutError):
             await client.request(Leave)
         won = sum(ours > theirs for ours, theirs, _ in results)

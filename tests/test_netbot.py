@@ -22,6 +22,7 @@ from rummy.protocol import (
     CreateTable,
     GetRecord,
     Hello,
+    Leave,
     Ok,
     PlayAgain,
     Record,
@@ -102,6 +103,13 @@ async def test_what_it_cannot_do_it_says_in_one_sentence(server: Server) -> None
         await run(orders(server, 99), io.StringIO())
     with pytest.raises(BotStopped, match=rf"table {table_id} \(Ann's\) has no free chair"):
         await run(orders(server, table_id), io.StringIO())
+    await ann.close()
+    ann, table_id = await ann_at_a_table(server, bots=(2, 3))
+    alone = asyncio.create_task(run(orders(server, table_id), io.StringIO()))
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+    assert isinstance(await ann.request(Leave), Ok)  # nobody left to start a game
+    with pytest.raises(BotStopped, match=rf"everyone else left table {table_id}: no game will start"):
+        await asyncio.wait_for(alone, TIMEOUT)
     with pytest.raises(BotStopped, match=r"cannot reach 127\.0\.0\.1:1"):
         await run(Orders("127.0.0.1", 1, 1, None, "normal", "x", 1, 0), io.StringIO())
     await ann.close()
