@@ -51,18 +51,18 @@ def last_action(scene: Scene, seat: int, width: int | None = None) -> Content | 
     if r.seat != seat:
         return None
     look = scene.look
-    took = discarded = None
+    start = discarded = None  # start: how the turn began (drew, took ..., passed)
     if r.took:
         more = f" +{len(r.took) - 1}" if len(r.took) > 1 else ""
-        took = Content.assemble("took ", text.card(r.took[0], look.ascii), more)
+        start = Content.assemble("took ", text.card(r.took[0], look.ascii), more)
     laid = [Content(word) for word, done in (("melded", r.melded), ("laid off", r.laid_off)) if done]
     if r.discarded is not None:
         discarded = Content.assemble("discarded ", text.card(r.discarded, look.ascii))
     if r.drew and not (laid or discarded):
-        took = Content("drew")  # once more happened, the draw goes without saying
+        start = Content("drew")  # once more happened, the draw goes without saying
     if r.passed:
-        took = Content("passed")
-    forms = [[took, *laid, discarded], [took, discarded], [took or discarded]]
+        start = Content("passed")
+    forms = [[start, *laid, discarded], [start, discarded], [start or discarded]]
     shown = None
     for form in forms:
         shown = Content(", ").join(phrase for phrase in form if phrase is not None)
