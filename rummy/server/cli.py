@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_at_least_one,
         default=None,
         help="search iterations of a hard bot's move (default: the expert's own: a median of"
-        " 14-18 ms a move and a p99 of 0.1 s on a 2-core machine, as rummy-sim --bots hard prints)",
+        " about 40 ms a move and a p99 of 0.2 s on a 2-core machine, as rummy-sim --bots hard prints)",
     )
     p.add_argument(
         "--deal-pause",
