@@ -87,6 +87,7 @@ from .messages import (
     SaveRecordRequested,
     SendChat,
     SitRequested,
+    SortChosen,
     StartRequested,
     WatchRequested,
 )
@@ -559,6 +560,7 @@ class RummyApp(App[None]):
             info = self.session.table
             name = self._table_name(info) if info is not None else ""
             self.table_screen = TableScreen(self.look, table_name=name, bell=self.bell_on_turn)
+            self.table_screen.hand.sort_mode = "rank" if self.store.sort == "rank" else "suit"
             self.table_screen.tally, self.table_screen.last_game = self.tally, self.last_game
             for line in self.chat:
                 self.table_screen.add_chat_line(line)
@@ -590,6 +592,10 @@ class RummyApp(App[None]):
         if place is None or memory is None or memory.place != place:
             return ()
         return memory.order
+
+    @on(SortChosen)
+    def _sort_chosen(self, message: SortChosen) -> None:
+        self.store.sort = message.mode  # for later deals and starts, not only this hand
 
     @on(HandOrdered)
     def _hand_ordered(self, message: HandOrdered) -> None:

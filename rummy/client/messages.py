@@ -27,6 +27,14 @@ class HandOrdered(Message):
 
 
 @dataclass
+class SortChosen(Message):
+    """The player sorted the hand (o) by suit or by rank: the app remembers it, so
+    that later deals, and later starts, deal the hand in that order."""
+
+    mode: str
+
+
+@dataclass
 class SendChat(Message):
     """The player typed a chat line."""
 

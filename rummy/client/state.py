@@ -125,6 +125,17 @@ class StateStore:
             with self._changing() as data:
                 data["theme"] = value
 
+    @property
+    def sort(self) -> str:
+        """How the player last sorted their hand (o): "suit" (the first way) or "rank"."""
+        return "rank" if self._data.get("sort") == "rank" else "suit"
+
+    @sort.setter
+    def sort(self, value: str) -> None:
+        if value != self.sort:
+            with self._changing() as data:
+                data["sort"] = value
+
     def seat(self, key: str) -> SeatToken | None:
         self._data = self._load()  # another client may have written since
         seats = self._data.get("seats")

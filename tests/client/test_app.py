@@ -697,6 +697,41 @@ def test_the_bots_option_of_the_local_game() -> None:
     assert info.value.code == 2
 
 
+async def test_a_hand_sorted_by_rank_comes_sorted_by_rank_in_later_games(state_dir: Path) -> None:
+    """o sorts the hand by rank: the next game's hand, and the next start's, come in
+    that order too (they came by suit again, and o had to be pressed each time)."""
+    from rummy.client.widgets.table.hand import sort_cards
+
+    def table_of(table_id: int) -> Table:
+        return Table(
+            table=table_info(table_id, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))
+        )
+
+    first, _ = offline_app()
+    async with first.run_test(size=(100, 32)) as pilot:
+        say(first, Seated(id=1, table_id=3, chair=0, token="t"), Sit)
+        say(first, table_of(3))
+        say(first, game_update(3, Game(7, seating="chosen"), 0))
+        await eventually(
+            lambda: isinstance(first.screen, TableScreen) and bool(first.screen.hand.order), pause=pilot.pause
+        )
+        await pilot.press("o")  # by rank
+        await pilot.pause()
+    again, _ = offline_app()
+    game = Game(8, seating="chosen")  # another game: no order of the player's to keep
+    async with again.run_test(size=(100, 32)) as pilot:
+        say(again, Seated(id=1, table_id=4, chair=0, token="u"), Sit)
+        say(again, table_of(4))
+        say(again, game_update(4, game, 0))
+        await eventually(
+            lambda: isinstance(again.screen, TableScreen) and bool(again.screen.hand.order), pause=pilot.pause
+        )
+        screen = again.screen
+        assert isinstance(screen, TableScreen)
+        assert list(screen.hand.order) == sort_cards(game.hands[0], "rank")
+        assert list(screen.hand.order) != sort_cards(game.hands[0], "suit")
+
+
 async def test_the_theme_chosen_in_the_palette_is_kept_for_the_next_start(state_dir: Path) -> None:
     """ctrl+p, Theme, a light one for a light terminal: the next start has it too (it
     went back to the dark default each time); a theme no longer there is let be."""

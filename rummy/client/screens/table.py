@@ -58,6 +58,7 @@ from ..messages import (
     ReadyForNextDeal,
     ReplayRequested,
     SendChat,
+    SortChosen,
 )
 from ..model import Recent, Seats, TurnTimer
 from ..scene import Scene
@@ -636,6 +637,7 @@ class TableScreen(Screen[None]):
 
     def action_sort(self) -> None:
         mode = self.hand.toggle_sort()
+        self.post_message(SortChosen(mode))
         self.notify(f"Hand sorted by {mode}: the numbers follow the new order.", timeout=3)
 
     def action_chat(self) -> None:
