@@ -43,6 +43,7 @@ from .protocol import (
     TableInfo,
     Welcome,
     errors,
+    parse_address,
 )
 from .sim import make_player
 
@@ -240,8 +241,6 @@ def parse_orders(argv: list[str] | None, make: Callable[[str], object] = lambda 
     parser.add_argument("--games", type=int, default=1, help="games to play at the table (default 1)")
     parser.add_argument("--seed", type=int, help="the bot's random seed (default: a new one)")
     args = parser.parse_args(argv)
-    from .client.cli import parse_address  # the client's own reading of HOST:PORT
-
     try:
         host, port = parse_address(args.address)
     except ValueError as error:

@@ -33,31 +33,12 @@ from rummy.protocol import (
     GameRecordWire,
     RecordError,
     decode_record,
+    parse_address,
     sanitize,
 )
 
 from . import local
 from .state import LOCAL, SeatLock, StateStore
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """``host:port``, ``host`` (the default port) or ``[v6 address]:port``."""
-    text = text.strip()
-    if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        port_text = rest[1:] if rest.startswith(":") else ""
-    elif text.count(":") == 1:
-        host, port_text = text.split(":")
-    else:
-        host, port_text = text, ""
-    if not host:
-        raise ValueError(f"{text!r} has no host name: give it as host:port, e.g. localhost:{DEFAULT_PORT}")
-    if not port_text:
-        return host, DEFAULT_PORT
-    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise ValueError(f"{port_text!r} is not a port number (1 to 65535)")
-    return host, int(port_text)
-
 
 NORMAL: tuple[BotLevel, BotLevel, BotLevel] = ("normal", "normal", "normal")  # --bots left out
 

@@ -6,6 +6,7 @@ Bytes in -> messages out (``FrameDecoder.feed``), messages in -> bytes out
 """
 
 from . import errors
+from .address import parse_address
 from .codec import (
     MAX_CLIENT_FRAME,
     MAX_SERVER_FRAME,
@@ -162,6 +163,7 @@ __all__ = [
     "frame",
     "move_from_wire",
     "move_to_wire",
+    "parse_address",
     "record_of_game",
     "replay_record",
     "sanitize",
