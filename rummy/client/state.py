@@ -109,9 +109,7 @@ class StateStore:
 
     @name.setter
     def name(self, value: str) -> None:
-        if value != self.name:
-            with self._changing() as data:
-                data["name"] = value
+        self._keep("name", value, self.name)
 
     @property
     def theme(self) -> str | None:
@@ -121,9 +119,7 @@ class StateStore:
 
     @theme.setter
     def theme(self, value: str) -> None:
-        if value != self.theme:
-            with self._changing() as data:
-                data["theme"] = value
+        self._keep("theme", value, self.theme)
 
     @property
     def sort(self) -> str:
@@ -132,9 +128,13 @@ class StateStore:
 
     @sort.setter
     def sort(self, value: str) -> None:
-        if value != self.sort:
+        self._keep("sort", value, self.sort)
+
+    def _keep(self, key: str, value: str, now: object) -> None:
+        """One remembered setting: the file is written only when it changes."""
+        if value != now:
             with self._changing() as data:
-                data["sort"] = value
+                data[key] = value
 
     def seat(self, key: str) -> SeatToken | None:
         self._data = self._load()  # another client may have written since
