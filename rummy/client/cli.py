@@ -145,21 +145,20 @@ def main(argv: list[str] | None = None) -> int:
         help="watch a saved game again (rummy-sim --save, or w in a replay), with no server",
     )
     args = parser.parse_args(argv)
-    if args.address and args.bots is not None:
-        parser.error("--bots is for the local game: at a server, the table's creator seats the bots")
-    if args.address and args.new:
-        parser.error("--new is for the local game: at a server, n in the lobby creates a table")
-    if args.address and args.bot_delay is not None:
-        parser.error("--bot-delay is for the local game: a server's bots wait as its host says")
+    given = (
+        ("--bots", args.bots is not None),
+        ("--new", args.new),
+        ("--bot-delay", args.bot_delay is not None),
+    )
+    local_only = ", ".join(option for option, there in given if there)
+    if local_only and args.address:  # a table's creator seats its bots; its host sets their pace
+        parser.error(f"{local_only}: for the game against bots, not a server's table")
 
     if args.replay is not None:
         if args.address:
             parser.error("--replay plays a file: give no server address with it")
-        local_only = [o for o, given in (("--bots", args.bots), ("--new", args.new)) if given]
-        if args.bot_delay is not None:
-            local_only.append("--bot-delay")
         if local_only:
-            parser.error(f"{', '.join(local_only)}: for the game against bots, not a replay")
+            parser.error(f"{local_only}: for the game against bots, not a replay")
         try:
             record = read_record(args.replay)
         except ValueError as e:
