@@ -120,7 +120,7 @@ def handle(s: Connection, msg: ClientMessage, host: Host) -> Awaitable[Any] | No
         case Rejoin():
             table_id, chair = _reclaim_or_refuse(s, lobby, msg.token)
             seated = encode(Seated(id=msg.id, table_id=table_id, chair=chair, token=msg.token))
-            return lobby.run(table_id, lambda t: t.reclaim(you, chair, seated))
+            return lobby.run(table_id, lambda t: t.reclaim(you, chair, msg.token, seated))
         case Watch(table_id=table_id):
             _not_at_table(s, lobby)
             return lobby.run(table_id, lambda t: t.watch(you, msg.id))
@@ -172,26 +172,43 @@ def _hello(s: Connection, msg: Hello, host: Host) -> Awaitable[Any] | None:
         s.fail(E.TOO_MANY_CONNECTIONS, "The server is full: try again in a while.", msg.id)
         return None
     s.said_hello_as(name, msg.legal_moves)
-    welcome = encode(
-        Welcome(
-            id=msg.id,
-            version=PROTOCOL_VERSION,
-            name=name,
-            server=SERVER_NAME,
-            max_frame=MAX_CLIENT_FRAME,
-            table_id=None if found is None else found[0],
-            chair=None if found is None else found[1],
-            token_refused=msg.token is not None and found is None,
+    listing = lobby.subscribe(s, send=False) if msg.lobby else b""
+
+    def welcome(place: tuple[int, int] | None) -> bytes:
+        return (
+            encode(
+                Welcome(
+                    id=msg.id,
+                    version=PROTOCOL_VERSION,
+                    name=name,
+                    server=SERVER_NAME,
+                    max_frame=MAX_CLIENT_FRAME,
+                    table_id=None if place is None else place[0],
+                    chair=None if place is None else place[1],
+                    token_refused=msg.token is not None and place is None,
+                )
+            )
+            + listing
         )
-    )
-    if msg.lobby:
-        welcome += lobby.subscribe(s, send=False)
-    if found is None:
-        s.send_frame(welcome)
+
+    if found is None or msg.token is None:
+        s.send_frame(welcome(None))
         return None
+    return _welcome_back(s, lobby, found, msg.token, welcome(found), welcome(None))
+
+
+async def _welcome_back(
+    s: Connection, lobby: Lobby, found: tuple[int, int], token: str, back: bytes, refused: bytes
+) -> None:
+    """Take back the chair the hello's token was found for; if the chair changed hands
+    while the request waited its turn (the table checks the token again), the hello is
+    still answered with a welcome, one that says the token opened nothing."""
     table_id, chair = found
     you = s.visitor
-    return lobby.run(table_id, lambda t: t.reclaim(you, chair, welcome))
+    try:
+        await lobby.run(table_id, lambda t: t.reclaim(you, chair, token, back))
+    except Refused:
+        s.send_frame(refused)
 
 
 def _not_at_table(s: Connection, lobby: Lobby) -> None:

@@ -444,14 +444,17 @@ class TableMaster:
         writes = [*(also or []), sql.put_chair(self.id, chair, visitor.name, token, False)]
         return self._change(writes, "Your seat could not be saved; try again.", apply)
 
-    def reclaim(self, visitor: Visitor, chair: int, answer: bytes) -> Change:
-        """``visitor`` came back with the chair's token: the chair is theirs again.
+    def reclaim(self, visitor: Visitor, chair: int, token: str, answer: bytes) -> Change:
+        """``visitor`` came back with the chair's ``token``: the chair is theirs again.
         ``answer`` (their ``seated``, or ``welcome`` and the lobby) goes before the
-        table's news."""
+        table's news. The token is checked here, not only where the lobby found its
+        chair: the request waited behind others, and the chair may have been freed and
+        taken by someone else meanwhile (it was then handed to the token's holder)."""
+        c = self.chairs[chair]
+        if self.closed or c is None or c.token_hash != token_hash(token):
+            raise Refused(E.BAD_TOKEN, "No chair has this token (the table may have closed).")
 
         def apply() -> None:
-            c = self.chairs[chair]
-            assert c is not None
             old = c.session
             if old is not None and old.id != visitor.id:
                 self._send(

@@ -238,10 +238,33 @@ def test_a_chair_taken_back_by_another_connection_tells_the_first_one() -> None:
     t, _ = table()
     stored(t.sit(ANN, 0, request_id=1))
     again = Visitor(42, "Ann")
-    outcome = stored(t.reclaim(again, 0, answer=b""))
+    outcome = stored(t.reclaim(again, 0, "token-0", answer=b""))
     (replaced,) = [m for m in frames_to(outcome, ANN.id) if isinstance(m, Error)]
     assert replaced.code == errors.REPLACED and ANN.id in outcome.gone
     assert (again.id, 0) in outcome.places and t.where(again.id) == 0 and t.where(ANN.id) is None
+
+
+def test_a_token_looked_up_before_its_chair_changed_hands_opens_nothing() -> None:
+    """The lobby finds a token's chair when the request comes; the table takes the chair
+    back only when the request's turn comes, behind what was queued first. Ann's token
+    was found while her leaving was being stored, and Cy sat in her chair meanwhile:
+    the chair is Cy's, and the token opens nothing (it handed Cy's chair to Ann's
+    second connection, with Cy told it was "taken back")."""
+    t, _ = table()
+    stored(t.sit(ANN, 0, request_id=1))
+    stored(t.sit(BOB, 1, request_id=2))
+    stored(t.leave(ANN, request_id=3))
+    stored(t.sit(CY, 0, request_id=4))
+    again = Visitor(42, "Ann")
+    with pytest.raises(Refused) as stale:
+        t.reclaim(again, 0, "token-0", answer=b"")
+    assert stale.value.code == errors.BAD_TOKEN
+    assert t.where(CY.id) == 0 and t.where(again.id) is None
+    stored(t.leave(BOB, request_id=5))
+    stored(t.leave(CY, request_id=6))  # the last person leaves: the table closes
+    with pytest.raises(Refused) as closed:
+        t.reclaim(again, 0, "token-2", answer=b"")
+    assert closed.value.code == errors.BAD_TOKEN
 
 
 PEOPLE = (ANN, BOB, CY, DEE)
@@ -374,5 +397,5 @@ def test_the_turn_clock_stops_while_nobody_is_there_to_act() -> None:
     stored(t.start(ANN, request_id=1))
     outcomes = [stored(t.detach(v.id)) for v in PEOPLE]
     assert outcomes[-1].timers.get("time_up", 0) is None  # the last one gone: no clock runs
-    back = stored(t.reclaim(ANN, 0, answer=b""))
+    back = stored(t.reclaim(ANN, 0, "token-0", answer=b""))
     assert back.timers["time_up"] is not None  # someone is there: the clock goes on

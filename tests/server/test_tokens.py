@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
 from rummy.net import Client
-from rummy.protocol import PROTOCOL_VERSION, Error, Hello, Rejoin, Seated, Welcome, errors
+from rummy.protocol import (
+    PROTOCOL_VERSION,
+    CreateTable,
+    Error,
+    Hello,
+    Leave,
+    Ok,
+    Rejoin,
+    Seated,
+    Sit,
+    Welcome,
+    errors,
+)
 from rummy.server import Server
 
+from ..support import eventually
 from .game_helpers import close_all, connect, open_client, play_all, server, table_of_four
 
 __all__ = ["server"]
@@ -52,3 +69,40 @@ async def test_rejoin_with_an_unknown_token_is_bad_token(server: Server) -> None
     answer = await c.request(Rejoin, token="nope")
     assert isinstance(answer, Error) and answer.code == errors.BAD_TOKEN
     await close_all([c])
+
+
+async def test_a_hello_whose_chair_was_freed_while_it_waited_is_welcomed_without_it(server: Server) -> None:
+    """The lobby finds a hello's chair by its token at once, but the table takes it back
+    only in its turn: here behind Ann's leaving, still being stored. Once she has left,
+    the token opens nothing, and her second connection is welcomed as a newcomer told
+    so (it was answered "the server failed on this request" instead of a welcome)."""
+    ann, bob = await connect(server, "Ann"), await connect(server, "Bob")
+    seated = await ann.request(CreateTable, name="t")
+    assert isinstance(seated, Seated)
+    assert isinstance(await bob.request(Sit, table_id=seated.table_id, chair=1), Seated)
+    storage = server.storage
+    held: list[tuple[Any, Callable[[BaseException | None], None]]] = []
+    store = storage.write_soon
+    storage.write_soon = lambda statements, then: held.append((statements, then))  # type: ignore[method-assign]
+    try:
+        leaving = asyncio.ensure_future(ann.request(Leave))
+        await eventually(lambda: len(held) == 1)  # her leaving waits for its commit
+        known = set(server.lobby.registry.connections)
+        again = await open_client(server)
+        hello = asyncio.ensure_future(
+            again.request(Hello, version=PROTOCOL_VERSION, name="Ann", token=seated.token, lobby=False)
+        )
+        await eventually(
+            lambda: any(p.said_hello for i, p in server.lobby.registry.connections.items() if i not in known)
+        )  # the hello found her chair and waits behind her leaving
+    finally:
+        del storage.write_soon  # type: ignore[method-assign]
+    store(*held[0])
+    assert isinstance(await leaving, Ok)
+    welcome = await hello
+    assert isinstance(welcome, Welcome), welcome
+    assert welcome.token_refused and welcome.table_id is None and welcome.chair is None
+    (second,) = set(server.lobby.registry.connections) - known
+    table = server.table(seated.table_id)
+    assert table.chairs[0] is None and table.where(second) is None
+    await close_all([ann, bob, again])
