@@ -418,7 +418,15 @@ class TableMaster:
 
     # --- joining and leaving ---------------------------------------------------------------
 
+    def _open_or_refuse(self) -> None:
+        """A request that waited its turn behind the table's closing finds it closed, and
+        changes nothing: a sit queued behind the last person's leave seated someone at a
+        table gone from the lobby, where they could neither leave nor sit elsewhere."""
+        if self.closed:
+            raise Refused(E.NO_SUCH_TABLE, "That table has closed.")
+
     def _free_chair_or_refuse(self, chair: int) -> None:
+        self._open_or_refuse()
         if self.status != "waiting":
             raise Refused(E.NOT_WAITING, "This table is not waiting for players.")
         if self.chairs[chair] is not None:
@@ -477,6 +485,7 @@ class TableMaster:
         return self._now(apply)
 
     def watch(self, visitor: Visitor, request_id: RequestId) -> Change:
+        self._open_or_refuse()
         if len(self.spectators) >= self.context.options.max_spectators:
             raise Refused(E.TOO_MANY_SPECTATORS, "As many people watch this table as it allows.")
 
@@ -515,6 +524,8 @@ class TableMaster:
         """Leave: a spectator goes; a player's chair is freed, except during a game,
         when it is held (away) for its token. The last person to leave closes the table."""
         ok = encode(Ok(id=request_id))
+        if self.closed:  # closed while this waited: nobody is here any more
+            return self._now(lambda: self._send(visitor.id, ok))
         chair = self.where(visitor.id)
         if chair is None or self.status == "playing":
 
@@ -583,6 +594,7 @@ class TableMaster:
     # --- the creator's tools ------------------------------------------------------------
 
     def _creator_or_refuse(self, visitor: Visitor) -> None:
+        self._open_or_refuse()
         chair = self.where(visitor.id)
         if chair is None or chair != self.creator:
             raise Refused(E.NOT_CREATOR, "Only the table's creator may do that.")
@@ -667,6 +679,7 @@ class TableMaster:
     # --- the game ------------------------------------------------------------------------
 
     def _seat_or_refuse(self, visitor: Visitor) -> int:
+        self._open_or_refuse()
         chair = self.where(visitor.id)
         if chair is None:
             raise Refused(E.SPECTATOR, "Spectators do not play.")
@@ -768,6 +781,7 @@ class TableMaster:
         return bool(humans) and all(c.ready for c in humans)
 
     def play_again(self, visitor: Visitor, request_id: RequestId) -> Change:
+        self._open_or_refuse()
         chair = self.where(visitor.id)
         if chair is None:
             raise Refused(E.SPECTATOR, "Spectators do not play.")
@@ -791,6 +805,7 @@ class TableMaster:
 
     def chat(self, visitor: Visitor, text: str, request_id: RequestId) -> Change:
         """A line of the table's chat (``text`` already cleaned; empty: nothing said)."""
+        self._open_or_refuse()
 
         def apply() -> None:
             if text:

@@ -117,6 +117,9 @@ class TableRunner:
             if change.undo is not None:
                 change.undo()
             _fail(done, Refused(E.INTERNAL, change.failed))
+            # What moves by itself is arranged anew: a bot's move (or the next deal) that
+            # was not stored is tried again, where the table used to wait for ever.
+            self.post(self.master.replan)
         self._work()
 
     def _finish(self, change: Change, done: asyncio.Future[Any]) -> None:

@@ -267,6 +267,30 @@ def test_a_token_looked_up_before_its_chair_changed_hands_opens_nothing() -> Non
     assert closed.value.code == errors.BAD_TOKEN
 
 
+def test_a_request_that_waited_behind_the_tables_closing_changes_nothing() -> None:
+    """Requests wait their turn at a table; one queued behind the last person's leaving
+    finds the table closed. A sit there seated Bob at a table gone from the lobby, where
+    he could neither leave ("not at a table") nor sit elsewhere ("leave your table")."""
+    t, _ = table()
+    stored(t.sit(ANN, 0, request_id=1))
+    stored(t.leave(ANN, request_id=2))
+    assert t.closed
+    for late in (
+        lambda: t.sit(BOB, 1, request_id=3),
+        lambda: t.watch(CY, request_id=4),
+        lambda: t.add_bot(ANN, 1, "easy", request_id=5),
+        lambda: t.start(ANN, request_id=6),
+        lambda: t.chat(ANN, "hi", request_id=7),
+        lambda: t.play_again(ANN, request_id=8),
+    ):
+        with pytest.raises(Refused) as closed:
+            late()
+        assert closed.value.code == errors.NO_SUCH_TABLE
+    assert t.chairs == [None] * 4 and not t.spectators
+    left = stored(t.leave(BOB, request_id=9))  # leaving a closed table: done already
+    assert [type(m) for m in frames_to(left, BOB.id)] == [Ok] and not left.places
+
+
 PEOPLE = (ANN, BOB, CY, DEE)
 
 

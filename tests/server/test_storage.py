@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rummy.engine import Game, GameRecord
+from rummy.engine import Discard, DrawStock, Game, GameRecord
 from rummy.net import Client
 from rummy.protocol import AddBot, CreateTable, Error, Leave, Ok, RemoveBot, Seated, Sit, errors
 from rummy.protocol.wire import PassWire
@@ -166,6 +166,29 @@ async def test_a_move_that_cannot_be_saved_is_refused_and_changes_nothing(server
     assert table.game.snapshot() == before
     await play_all(clients)
     await close_all(clients)
+
+
+async def test_a_bots_move_that_cannot_be_saved_is_tried_again_not_left_waiting() -> None:
+    """A bot's move whose write failed was dropped, and nothing else would move the bot:
+    the game against bots stood still for ever after one failed write. The bot now
+    tries again, and the game goes on once the disk takes writes again."""
+    server = await serve(bot_delay=0.2)  # time to fill the disk before a bot's write
+    clients, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
+    ann = clients[0]
+    table = server.table(table_id)
+    await ann.until(lambda c: c.view is not None and c.view.my_turn)
+    assert isinstance(await ann.move(DrawStock()), Ok)
+    await ann.until(lambda c: c.view is not None and c.view.phase == "meld")
+    assert ann.view is not None and ann.view.hand
+    assert isinstance(await ann.move(Discard(ann.view.hand[0])), Ok)
+    assert table.game is not None
+    moves = len(table.game.moves)
+    with disk_full(server.storage) as tried:
+        await eventually(lambda: tried, what="a bot's write")
+    await ann.until(lambda c: c.view is not None and c.view.my_turn)  # the bots have played
+    assert len(table.game.moves) > moves
+    await close_all(clients)
+    await server.close()
 
 
 @contextlib.contextmanager
