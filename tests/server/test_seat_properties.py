@@ -19,11 +19,13 @@ waits behind others in the runner's queue. After every step:
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -33,12 +35,16 @@ from rummy.engine.bots import make_bot
 from rummy.protocol import GameUpdate, TableOptions
 from rummy.protocol.codec import server_decoder
 from rummy.protocol.wire import move_from_wire, move_to_wire
+from rummy.server import statements as sql
+from rummy.server import storage as storage_module
 from rummy.server.changes import Change, Context, Outcome, Think, Visitor
+from rummy.server.lobby import Lobby
 from rummy.server.master import TableMaster
 from rummy.server.options import ServerOptions
 from rummy.server.refused import Refused
 from rummy.server.registry import Registry
 from rummy.server.statements import token_hash
+from rummy.server.storage import Storage
 
 TABLE = 1
 PEOPLE = ("Ann", "Bob", "Cy", "Di", "Eve")
@@ -84,11 +90,15 @@ class Seats(RuleBasedStateMachine):
     )
     def open_table(self, options: TableOptions, seed: int, full: bool) -> None:
         self.now = FakeTime()
+        self.loop = asyncio.new_event_loop()
+        self.gather, storage_module.GATHER = storage_module.GATHER, 0.0  # no wait for company
+        self.storage = Storage(None)
         rng = random.Random(seed)
         ids = iter(range(1, 10_000))
         tokens = iter(f"token-{i}" for i in range(10_000))
-        context = Context(
-            ServerOptions(bot_delay=0.0, deal_pause=5.0),
+        self.options = ServerOptions(bot_delay=0.0, deal_pause=5.0)
+        self.context = context = Context(
+            self.options,
             next_game_id=lambda: next(ids),
             new_bot=lambda level: make_bot(level, random.Random(7)),
             new_seed=lambda: rng.getrandbits(64),
@@ -107,7 +117,8 @@ class Seats(RuleBasedStateMachine):
         self.chooser = make_bot("heuristic", random.Random(seed))
         self._next_line = 0
         creator = self._connect("Ann")
-        self._do(self.table.sit, creator, 0, request_id=1, fail=False)
+        created = sql.new_table(TABLE, "t", msgspec.json.encode(options).decode(), 0)
+        self._do(self.table.sit, creator, 0, request_id=1, also=[created], fail=False)
         if full:  # half the tables start at once, watched, so that games are played in most runs
             self._do(self.table.watch, self._connect("Eve"), request_id=1, fail=False)
             self.fill_the_table_and_start([rng.random() < 0.4 for _ in range(4)], fail=False)
@@ -151,6 +162,8 @@ class Seats(RuleBasedStateMachine):
             assert self._snapshot() == before, "a change whose write failed changed the table"
             self._do(self.table.replan, fail=False)  # as the runner does after a failed write
             return None
+        if change.writes:
+            self.loop.run_until_complete(self.storage.write(change.writes))
         outcome = change.apply()
         self._carry_out(outcome)
         if self.table.game is not None:
@@ -357,6 +370,49 @@ class Seats(RuleBasedStateMachine):
         if due is not None:
             self.now.t = max(self.now.t, due)
             self._do(self.table.timer, which, fail=False)
+
+    def teardown(self) -> None:
+        if hasattr(self, "loop"):
+            self.loop.run_until_complete(self.storage.close())
+            self.loop.close()
+            storage_module.GATHER = self.gather
+
+    # --- the server restarts -------------------------------------------------------------
+
+    @rule()
+    def the_server_restarts(self) -> None:
+        """Everyone is cut off; the table comes back from storage as it was (less who is
+        present and ready, and the deal's pause), every player away until they return
+        with their token, and the game goes on where it was."""
+        live = self.table
+        lobby = Lobby(self.storage, self.options)
+        lobby.context = self.context  # the same bots and clock, so a run can be repeated
+        lobby.restore(self.storage.load())
+        restored = lobby.tables.get(TABLE)
+        if live.closed:
+            assert restored is None, "a closed table came back"
+            return
+        assert restored is not None, "an open table did not come back"
+
+        def chairs(t: TableMaster) -> list[Any]:
+            return [None if c is None else (c.name, c.bot, c.level, c.token_hash) for c in t.chairs]
+
+        assert chairs(restored) == chairs(live)
+        assert (restored.creator, restored.games, restored.tally.lines()) == (
+            live.creator,
+            live.games,
+            live.tally.lines(),
+        )
+        if live.status == "playing":
+            assert live.game is not None and restored.game is not None
+            assert restored.status == "playing" and restored.game_id == live.game_id
+            assert restored.game.snapshot() == live.game.snapshot(), "a stored move was lost or added"
+        self.table, self.registry = restored, lobby.registry
+        self.lines.clear()
+        self.pending.clear()
+        self.thinking.clear()
+        self.timers.clear()
+        self._do(self.table.replan, fail=False)  # as the lobby sets restored tables going
 
     # --- what must always hold -----------------------------------------------------------
 
