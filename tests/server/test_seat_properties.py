@@ -3,8 +3,9 @@
 A hypothesis state machine drives one table's master (sans-I/O, as in
 ``test_master.py``) the way the lobby and the runner do: people open connections,
 sit, watch, leave, drop and come back with their seat tokens, the creator seats and
-removes bots and starts, players move (legally or not), bots think, timers fire, and
-any write may fail. A rejoin's token is looked up when the request comes and the
+removes bots and starts, players move (legally or not), bots think, timers fire, any
+write may fail or its connection be lost while it is stored, and the server may
+restart from storage. A rejoin's token is looked up when the request comes and the
 chair taken back only when its turn comes, with anything in between, as a request
 waits behind others in the runner's queue. After every step:
 
@@ -48,6 +49,7 @@ from rummy.server.storage import Storage
 
 TABLE = 1
 PEOPLE = ("Ann", "Bob", "Cy", "Di", "Eve")
+WRITES = ("stored", "fails", "is lost meanwhile")  # a request's write, and its connection meanwhile
 
 
 @dataclass
@@ -146,9 +148,17 @@ class Seats(RuleBasedStateMachine):
             t.closed,
         )
 
-    def _do(self, entry: Callable[..., Change], *args: Any, fail: bool, **kwargs: Any) -> Outcome | None:
+    def _do(
+        self,
+        entry: Callable[..., Change],
+        *args: Any,
+        fail: bool,
+        drop: Visitor | None = None,
+        **kwargs: Any,
+    ) -> Outcome | None:
         """Run one change, ``entry(*args, **kwargs)``, as the runner does: a refusal or
-        a failed write changes nothing; else it is applied and carried out."""
+        a failed write changes nothing; else it is applied and carried out. ``drop``:
+        that connection is lost while the write is being stored."""
         before = self._snapshot()
         try:
             change = entry(*args, **kwargs)
@@ -164,8 +174,11 @@ class Seats(RuleBasedStateMachine):
             return None
         if change.writes:
             self.loop.run_until_complete(self.storage.write(change.writes))
+        place = self._disconnect(drop) if drop is not None else None
         outcome = change.apply()
         self._carry_out(outcome)
+        if drop is not None and place is not None:  # the lobby's word that it left, queued behind
+            self._do(self.table.detach, drop.id, fail=False)
         if self.table.game is not None:
             event(f"reached: {self.table.game.phase}")
         return outcome
@@ -174,8 +187,11 @@ class Seats(RuleBasedStateMachine):
         registry = self.registry
         for conn in outcome.gone:
             registry.unplace(conn, TABLE)
+        gone = []
         for conn, chair in outcome.places:
             registry.place(conn, TABLE, chair)
+            if conn not in registry.connections:  # lost while this was stored: the chair is held
+                gone.append(conn)
         for hashed in outcome.untokens:
             registry.drop_token(hashed)
         for hashed, chair in outcome.tokens:
@@ -191,6 +207,8 @@ class Seats(RuleBasedStateMachine):
                 self.timers[which] = self.now.t + delay
         self.thinking.extend(outcome.think)
         self._check_pushes(outcome)
+        for conn in gone:
+            self._do(self.table.detach, conn, fail=False)
 
     def _check_pushes(self, outcome: Outcome) -> None:
         """R9: every game push goes to someone at the table, a player's with their own
@@ -234,16 +252,19 @@ class Seats(RuleBasedStateMachine):
         visitor = self._visitor(who)
         if visitor is None:
             return
-        del self.lines[visitor.id]
-        place = self.registry.disconnect(visitor.id)
-        if place is not None:
+        if self._disconnect(visitor) is not None:
             self._do(self.table.detach, visitor.id, fail=False)
 
-    @rule(who=st.integers(0, 7), chair=st.integers(0, 3), fail=st.booleans())
-    def sit(self, who: int, chair: int, fail: bool) -> None:
+    def _disconnect(self, visitor: Visitor) -> Any:
+        """The connection is lost: the lobby forgets it and says where it was."""
+        del self.lines[visitor.id]
+        return self.registry.disconnect(visitor.id)
+
+    @rule(who=st.integers(0, 7), chair=st.integers(0, 3), write=st.sampled_from(WRITES))
+    def sit(self, who: int, chair: int, write: str) -> None:
         visitor = self._visitor(who)
         if visitor is not None and self.registry.place_of(visitor.id) is None:  # the lobby's check
-            self._do(self.table.sit, visitor, chair, request_id=2, fail=fail)
+            self._do(self.table.sit, visitor, chair, request_id=2, **self._write(write, visitor))
 
     @rule(who=st.integers(0, 7))
     def watch(self, who: int) -> None:
@@ -251,11 +272,15 @@ class Seats(RuleBasedStateMachine):
         if visitor is not None and self.registry.place_of(visitor.id) is None:
             self._do(self.table.watch, visitor, request_id=3, fail=False)
 
-    @rule(who=st.integers(0, 7), fail=st.booleans())
-    def leave(self, who: int, fail: bool) -> None:
+    @rule(who=st.integers(0, 7), write=st.sampled_from(WRITES))
+    def leave(self, who: int, write: str) -> None:
         visitor = self._visitor(who)
         if visitor is not None and self.registry.place_of(visitor.id) is not None:
-            self._do(self.table.leave, visitor, request_id=4, fail=fail)
+            self._do(self.table.leave, visitor, request_id=4, **self._write(write, visitor))
+
+    @staticmethod
+    def _write(write: str, visitor: Visitor) -> dict[str, Any]:
+        return {"fail": write == "fails", "drop": visitor if write == "is lost meanwhile" else None}
 
     @rule(who=st.integers(0, 7), token=st.integers(0, 20))
     def ask_to_rejoin(self, who: int, token: int) -> None:
