@@ -213,6 +213,7 @@ class RummyApp(App[None]):
             )
         self.table_screen: TableScreen | None = None
         self.move_request: int | None = None
+        self.sit_request: tuple[int, int, int] | None = None  # (request id, table id, chair)
         self._offer_pending = False  # how to play is to be offered once the table shows
         self.chat: list[Content] = []
         self.tally: list[TallyLine] = []  # the running tally of my table's games
@@ -676,6 +677,16 @@ class RummyApp(App[None]):
             if self.table_screen is not None:
                 self.table_screen.refused(error.text)
             return
+        if request is Sit and self.sit_request is not None and error.id == self.sit_request[0]:
+            (_, table_id, chair), self.sit_request = self.sit_request, None
+            if error.code == codes.CHAIR_TAKEN and self.lobby is not None:
+                # Someone sat there in the same instant: ask again with the chairs still
+                # free, rather than leave it at an error. The list may not say so yet
+                # (it follows within half a second): that chair is left out anyway.
+                self.lobby.choose_chair(
+                    table_id, "Someone took that chair just before you. Sit in which chair?", taken=chair
+                )
+                return
         if error.code == codes.NOT_AT_TABLE and request is Leave:
             self._left_table()
             return
@@ -768,7 +779,8 @@ class RummyApp(App[None]):
 
     @on(SitRequested)
     def _sit(self, request: SitRequested) -> None:
-        self.send(Sit, table_id=request.table_id, chair=request.chair)
+        request_id = self.send(Sit, table_id=request.table_id, chair=request.chair)
+        self.sit_request = None if request_id is None else (request_id, request.table_id, request.chair)
 
     @on(RejoinRequested)
     def _rejoin(self) -> None:

@@ -399,6 +399,33 @@ async def test_a_lost_connection_shows_a_banner() -> None:
         assert not banner.display
 
 
+async def test_a_chair_taken_in_the_same_instant_asks_again() -> None:
+    """Two friends pick the same chair at once: the server seats the first, and the
+    second, whose list had not caught up, is asked again with the chairs still free
+    (seen in tmux: the second got "That chair is taken." and had to press s again; then,
+    asked again before the list had caught up, was offered the taken chair)."""
+    app, sent = offline_app()
+    async with app.run_test(notifications=True) as pilot:
+        say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)]))
+        await pilot.pause()
+        await pilot.press("s", "2")
+        await pilot.pause()
+        assert sent.last() == Sit(id=1, table_id=4, chair=1)
+        # The refusal comes at once; the list says who sat there within half a second.
+        say(app, Error(id=1, code="chair-taken", text="That chair is taken."), Sit)
+        await eventually(lambda: isinstance(app.screen, ChooseScreen), pause=pilot.pause)
+        assert "Someone took that chair just before you" in screen_text(app)
+        assert [label for label, _ in app.screen.options] == ["Chair 4"]  # type: ignore[attr-defined]
+        assert "That chair is taken." not in toast_text(app)
+        await pilot.press("4")
+        await pilot.pause()
+        assert sent.last() == Sit(id=2, table_id=4, chair=3)
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Cy", "Fay"), creator=0)))
+        say(app, Error(id=2, code="chair-taken", text="That chair is taken."), Sit)
+        await eventually(lambda: "That table is full: w watches it." in toast_text(app), pause=pilot.pause)
+        assert not isinstance(app.screen, ChooseScreen)
+
+
 async def test_errors_are_sentences() -> None:
     app, _ = offline_app()
     async with app.run_test(notifications=True) as pilot:

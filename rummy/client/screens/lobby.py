@@ -397,8 +397,7 @@ class LobbyScreen(Screen[None]):
         if request is not None:
             self.post_message(request)
 
-    @work(exclusive=True, group="lobby-dialog")
-    async def action_sit(self) -> None:
+    def action_sit(self) -> None:
         table_id = self.selected_id
         info = self.session.tables.get(table_id) if table_id is not None else None
         if info is None:
@@ -406,17 +405,27 @@ class LobbyScreen(Screen[None]):
         if info.table_id == self.session.held:  # our chair, held since we left: take it back
             self.post_message(RejoinRequested())
             return
-        question, asked = "Sit in which chair?", False
+        self.choose_chair(info.table_id)
+
+    @work(exclusive=True, group="lobby-dialog")
+    async def choose_chair(
+        self, table_id: int, question: str | None = None, taken: int | None = None
+    ) -> None:
+        """Ask which free chair of ``table_id`` to sit in (none asked when one is free),
+        and sit there. ``question``: chair ``taken``, asked for, was taken first (friends
+        starting a table together): ask again, with the chairs still free, even if one is
+        left."""
+        question, asked = question or "Sit in which chair?", question is not None
         while True:
             # The list may move on while the question is open: each round reads it anew.
-            latest = self.session.tables.get(info.table_id)
+            latest = self.session.tables.get(table_id)
             if latest is None:
                 self.notify("That table has closed.", severity="warning")
                 return
             if latest.status != "waiting":
                 self.notify("That table is playing: w watches it.", severity="warning")
                 return
-            free = [c.chair for c in latest.chairs if c.name is None]
+            free = [c.chair for c in latest.chairs if c.name is None and c.chair != taken]
             if not free:
                 self.notify("That table is full: w watches it.", severity="warning")
                 return
@@ -430,14 +439,14 @@ class LobbyScreen(Screen[None]):
             picked = await self.app.push_screen_wait(ChooseScreen[int](question, options, numbers=numbers))
             if picked is None:
                 return
-            latest = self.session.tables.get(info.table_id)
+            latest = self.session.tables.get(table_id)
             if latest is not None and latest.chairs[picked].name is None:
                 chair = picked
                 break
             # Someone sat there while the question was open (friends starting a table
             # together): ask again with the chairs still free, not leave it at a warning.
             question, asked = f"Chair {picked + 1} was taken meanwhile. Sit in which chair?", True
-        self.post_message(SitRequested(info.table_id, chair))
+        self.post_message(SitRequested(table_id, chair))
 
     def action_watch(self) -> None:
         table_id = self.selected_id
