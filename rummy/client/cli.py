@@ -1,4 +1,4 @@
-"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--bots LEVEL]
+"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--theme NAME] [--bots LEVEL]
 [--bot-delay SECONDS] [--new]``,
 ``rummy-client --replay FILE``.
 
@@ -115,6 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-bell", action="store_true", help="no terminal bell when it becomes your turn")
     parser.add_argument(
+        "--theme",
+        metavar="NAME",
+        help="the colours, by theme: textual-light for a light terminal, ansi-dark or ansi-light for "
+        "the terminal's own (remembered; while playing, ctrl+p then Theme also chooses, but not with --ascii)",
+    )
+    parser.add_argument(
         "--bots",
         type=bot_levels,
         metavar="LEVEL[,LEVEL,LEVEL]",
@@ -153,6 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     local_only = ", ".join(option for option, there in given if there)
     if local_only and args.address:  # a table's creator seats its bots; its host sets their pace
         parser.error(f"{local_only}: for the game against bots, not a server's table")
+
+    if args.theme is not None:
+        from textual.theme import BUILTIN_THEMES  # (only the themes: the app loads later)
+
+        if args.theme not in BUILTIN_THEMES:
+            parser.error(f"--theme: no theme {args.theme!r}; the themes: {', '.join(sorted(BUILTIN_THEMES))}")
+        StateStore().theme = args.theme  # the app starts with the theme remembered
 
     if args.replay is not None:
         if args.address:

@@ -784,6 +784,36 @@ async def test_the_theme_chosen_in_the_palette_is_kept_for_the_next_start(state_
         assert later.theme == "textual-dark"  # Textual's default
 
 
+async def test_the_theme_option_chooses_the_colours_also_in_ascii(
+    monkeypatch: pytest.MonkeyPatch, state_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--theme NAME sets the colours and is remembered, as ctrl+p's choice is: with
+    --ascii there is no palette, so a player on a light ASCII terminal had no way to
+    any theme but the dark default. A name that is no theme is refused, listing them."""
+    from rummy.client import cli
+    from rummy.client.cli import main
+
+    started: list[RummyApp] = []
+
+    def run(app: RummyApp, directory: Path) -> int:
+        started.append(app)
+        return 0
+
+    monkeypatch.setattr(cli, "run", run)
+    main(["--replay", str(RECORD), "--ascii", "--theme", "textual-light"])
+    (app,) = started
+    assert StateStore().theme == "textual-light"
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.theme == "textual-light" and app.ascii
+    with pytest.raises(SystemExit) as info:
+        main(["--replay", str(RECORD), "--theme", "pink"])
+    assert info.value.code == 2
+    said = capsys.readouterr().err
+    assert "no theme 'pink'" in said and "textual-light" in said and "solarized-dark" in said
+    assert StateStore().theme == "textual-light"
+
+
 async def test_a_finished_saved_game_says_another_has_the_same_bots() -> None:
     """Back at a game against bots that is over (its end on the screen) with --bots
     asking for others: another game (a) would have the same bots, and --new has the
