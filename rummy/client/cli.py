@@ -1,5 +1,5 @@
-"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--theme NAME] [--bots LEVEL]
-[--bot-delay SECONDS] [--new]``,
+"""``rummy-client [HOST:PORT] [--name NAME] [--ascii] [--four-colour] [--no-bell] [--theme NAME]
+[--bots LEVEL] [--bot-delay SECONDS] [--new]``,
 ``rummy-client --replay FILE``.
 
 With an address it joins that server's lobby; without one it starts a server of
@@ -118,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         "--theme",
         metavar="NAME",
         help="the colours, by theme: textual-light for a light terminal, ansi-dark or ansi-light for "
-        "the terminal's own (remembered; while playing, ctrl+p then Theme also chooses, but not with --ascii)",
+        "the terminal's own (remembered; while playing, ctrl+p then Theme also chooses, "
+        "but not with --ascii)",
     )
     parser.add_argument(
         "--bots",
