@@ -39,6 +39,7 @@ class TableRunner:
         "_closed",
         "_queue",
         "_registry",
+        "_stopped",
         "_storage",
         "_tasks",
         "_thinker",
@@ -65,6 +66,7 @@ class TableRunner:
         self._busy = False  # a change is under way (waiting for its commit, maybe)
         self._timers: dict[Timer, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._stopped = False  # no more timers or bot moves: see stop
 
     # --- changes, one at a time ------------------------------------------------------------
 
@@ -119,7 +121,8 @@ class TableRunner:
             _fail(done, Refused(E.INTERNAL, change.failed))
             # What moves by itself is arranged anew: a bot's move (or the next deal) that
             # was not stored is tried again, where the table used to wait for ever.
-            self.post(self.master.replan)
+            if not self._stopped:
+                self.post(self.master.replan)
         self._work()
 
     def _finish(self, change: Change, done: asyncio.Future[Any]) -> None:
@@ -165,10 +168,11 @@ class TableRunner:
             registry.send(conn, parts[0] if len(parts) == 1 else b"".join(parts))
         if outcome.lobby:
             self._changed(self.master)
-        for which, delay in outcome.timers.items():
-            self._set_timer(which, delay)
-        for think in outcome.think:
-            self._spawn(self._think(think))
+        if not self._stopped:  # a stopped table still answers (its leavers) but moves no more
+            for which, delay in outcome.timers.items():
+                self._set_timer(which, delay)
+            for think in outcome.think:
+                self._spawn(self._think(think))
         if outcome.closed:
             self.stop()
             self._closed(self.master)
@@ -216,7 +220,11 @@ class TableRunner:
             log.error("table %s: automatic move failed", self.master.id, exc_info=task.exception())
 
     def stop(self) -> None:
-        """No more timers or bot moves (the table closed, or the server stops)."""
+        """No more timers or bot moves (the table closed, or the server stops): the
+        changes still to come (people leaving as the server says goodbye) set none
+        going again. They did: bots played on during the goodbye, and once the storage
+        had closed, each of their moves failed and was tried again, for ever."""
+        self._stopped = True
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()

@@ -9,12 +9,26 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from rummy.engine import Discard, DrawStock, Game, GameRecord
 from rummy.net import Client
-from rummy.protocol import AddBot, CreateTable, Error, Leave, Ok, RemoveBot, Seated, Sit, errors
+from rummy.protocol import (
+    AddBot,
+    CreateTable,
+    Error,
+    Leave,
+    Ok,
+    RemoveBot,
+    Seated,
+    Sit,
+    TableOptions,
+    Watch,
+    Watching,
+    errors,
+)
 from rummy.protocol.wire import PassWire
 from rummy.server import Server
 from rummy.server import statements as sql
@@ -189,6 +203,59 @@ async def test_a_bots_move_that_cannot_be_saved_is_tried_again_not_left_waiting(
     assert len(table.game.moves) > moves
     await close_all(clients)
     await server.close()
+
+
+async def test_a_stopping_server_moves_no_bot_and_fails_no_write(caplog: pytest.LogCaptureFixture) -> None:
+    """As the server stops, its tables stop: people leaving during the goodbye set no
+    bot going again. Bots played on until the storage closed under them, and each move
+    then failed ("storage write failed: The storage is closed"), for ever once a failed
+    bot move was tried again."""
+    server = await serve()
+    options = TableOptions(on_drop="bot")  # Ann's leaving hands her seat to a stand-in
+    clients, _, _ = await table_of_four(server, names=("Ann",), bots=3, options=options)
+    await clients[0].until(lambda c: c.view is not None and c.view.my_turn)
+    with caplog.at_level(logging.INFO, logger="rummy"):
+        await server.close()
+    failed = [
+        r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("rummy")
+    ]
+    assert not failed, failed
+    await close_all(clients)
+
+
+async def test_someone_lost_as_their_table_closes_is_let_go_without_a_failure(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A connection lost while its table's closing is being stored: the table hears of
+    it after it has closed. The lobby looked the table up by its id then, no longer
+    there, and the change failed with a KeyError in the log."""
+    ann, bob = await connect(server, "Ann"), await connect(server, "Bob")
+    seated = await ann.request(CreateTable, name="t")
+    assert isinstance(seated, Seated)
+    assert isinstance(await bob.request(Watch, table_id=seated.table_id), Watching)
+    storage = server.storage
+    held: list[Any] = []
+    store = storage.write_soon
+    storage.write_soon = lambda statements, then: held.append((statements, then))  # type: ignore[method-assign]
+    try:
+        leaving = asyncio.ensure_future(ann.request(Leave))  # the last person: the table closes
+        await eventually(lambda: len(held) == 1)
+        registry = server.lobby.registry
+        watching = len(registry.connections)
+        await bob.close()
+        await eventually(lambda: len(registry.connections) < watching)  # Bob is gone; the table waits
+    finally:
+        del storage.write_soon  # type: ignore[method-assign]
+    with caplog.at_level(logging.INFO, logger="rummy"):
+        store(*held[0])
+        assert isinstance(await leaving, Ok)
+        await eventually(lambda: seated.table_id not in server.lobby.tables)
+        await asyncio.sleep(0)  # Bob's leaving, queued behind
+    failed = [
+        r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("rummy")
+    ]
+    assert not failed, failed
+    await close_all([ann])
 
 
 @contextlib.contextmanager
