@@ -101,8 +101,12 @@ class Lobby:
         """The connection is over: its table holds its chair for the token."""
         self.unsubscribe(peer)
         place = self.registry.disconnect(peer.id)
-        if place is not None and place[0] in self._runners:
-            self._runners[place[0]].post(lambda: self.tables[place[0]].detach(peer.id))
+        runner = None if place is None else self._runners.get(place[0])
+        if runner is not None:
+            # Its own master, not the lobby's entry for it: the table may close before the
+            # detach's turn comes (it was looked up then, and failed with a KeyError).
+            master = runner.master
+            runner.post(lambda: master.detach(peer.id))
 
     def _add(self, table: TableMaster) -> TableRunner:
         runner = TableRunner(
