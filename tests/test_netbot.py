@@ -25,6 +25,7 @@ from rummy.protocol import (
     Hello,
     Leave,
     Ok,
+    Ping,
     PlayAgain,
     Record,
     Seated,
@@ -56,6 +57,16 @@ async def ann_at_a_table(server: Server, bots: tuple[int, ...] = (2, 3)) -> tupl
     for chair in bots:
         assert isinstance(await ann.request(AddBot, chair=chair), Ok)
     return ann, seated.table_id
+
+
+async def test_a_request_on_a_closed_connection_fails_at_once(server: Server) -> None:
+    """The client a bot author drives (rummy.net.Client): a request once the connection
+    is closed raises ConnectionError at once; it waited its whole timeout for an answer
+    that could not come."""
+    ann, _ = await ann_at_a_table(server, bots=())
+    await ann.close()
+    with pytest.raises(ConnectionError):
+        await ann.request(Ping, timeout=0.5)
 
 
 def orders(server: Server, table_id: int, bot: str = "normal", chair: int | None = None) -> Orders:

@@ -81,7 +81,11 @@ class Client:
         self._writer.write(data)
 
     async def request(self, kind: type[Any], timeout: float = 10.0, **fields: Any) -> ServerMessage:
-        """Send ``kind(id=<next id>, **fields)`` and return the answer with that id."""
+        """Send ``kind(id=<next id>, **fields)`` and return the answer with that id.
+        Raises ``ConnectionError`` once the connection is closed (a request then waited
+        its whole ``timeout`` for an answer that could not come)."""
+        if self.closed:
+            raise ConnectionError("the connection is closed")
         rid = next(self._ids)
         answer: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
         self._answers[rid] = answer
