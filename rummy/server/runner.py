@@ -29,6 +29,9 @@ from .registry import Registry
 from .storage import Storage
 from .thinking import Thinker
 
+# Seconds after a failed write before the table arranges its bots and timers anew.
+RETRY_AFTER = 1.0
+
 log = logging.getLogger(__name__)
 
 
@@ -39,6 +42,7 @@ class TableRunner:
         "_closed",
         "_queue",
         "_registry",
+        "_retry",
         "_stopped",
         "_storage",
         "_tasks",
@@ -67,6 +71,7 @@ class TableRunner:
         self._timers: dict[Timer, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopped = False  # no more timers or bot moves: see stop
+        self._retry: asyncio.TimerHandle | None = None  # arranging anew after a failed write
 
     # --- changes, one at a time ------------------------------------------------------------
 
@@ -120,10 +125,15 @@ class TableRunner:
                 change.undo()
             _fail(done, Refused(E.INTERNAL, change.failed))
             # What moves by itself is arranged anew: a bot's move (or the next deal) that
-            # was not stored is tried again, where the table used to wait for ever.
-            if not self._stopped:
-                self.post(self.master.replan)
+            # was not stored is tried again, where the table used to wait for ever; a
+            # while later, so that a full disk is not asked again and again at once.
+            if not self._stopped and self._retry is None:
+                self._retry = asyncio.get_running_loop().call_later(RETRY_AFTER, self._arrange_anew)
         self._work()
+
+    def _arrange_anew(self) -> None:
+        self._retry = None
+        self.post(self.master.replan)
 
     def _finish(self, change: Change, done: asyncio.Future[Any]) -> None:
         """The change is stored: apply it and carry out what it did."""
@@ -225,6 +235,9 @@ class TableRunner:
         going again. They did: bots played on during the goodbye, and once the storage
         had closed, each of their moves failed and was tried again, for ever."""
         self._stopped = True
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
