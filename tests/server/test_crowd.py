@@ -3,15 +3,16 @@
 Five people come and go on one server: they open tables, sit, watch, leave, seat and
 remove bots (or fill their table with bots), start, move (on their turn from their
 own view, or any card at any time), say they are ready, ask for another game, chat,
-drop and come back with their seat tokens. Each sends its requests without waiting
-for the answers, so requests of different people meet at the tables in every order,
-with the bots playing at full speed meanwhile. Whatever happens:
+drop and come back with their seat tokens; now and then the server restarts. Each
+sends its requests without waiting for the answers, so requests of different people
+meet at the tables in every order, with the bots playing at full speed meanwhile. Whatever happens:
 
 - every request is answered, and never with ``internal`` (the server's own failure:
   a hello that waited behind a leave was answered so);
 - the server logs no error;
 - who sits where agrees everywhere: the lobby's registry and each table, one chair
-  per connection, each chair played only by a person of its name.
+  per connection, each chair played only by a person of its name;
+- a restart brings back every open table with its chairs, tokens and every move.
 
 ``CROWD_RUNS`` sets how many crowds (each its own seed) a run tries: a few for
 ``make test``, many by hand (``CROWD_RUNS=200 pytest tests/server/test_crowd.py``).
@@ -24,6 +25,7 @@ import logging
 import os
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,12 +55,15 @@ from rummy.protocol import (
 from rummy.protocol.messages import Chat
 from rummy.protocol.wire import move_from_wire, move_to_wire
 from rummy.server import Server
+from rummy.server.master import TableMaster
 
 from .game_helpers import open_client, serve
 
 PEOPLE = ("Ann", "Bob", "Cy", "Di", "Eve")
-RUNS = int(os.environ.get("CROWD_RUNS", "20"))
-STEPS = 150
+RUNS = int(os.environ.get("CROWD_RUNS", "12"))
+STEPS = 300
+RESTARTS = 0.005  # the chance, at each step, that the server restarts...
+RESTARTS_IN_PLAY = 0.1  # ...and while a game is played
 
 
 @dataclass
@@ -76,6 +81,7 @@ class Crowd:
     asked: list[asyncio.Future[Any]] = field(default_factory=list)
     bot: Any = None
     clients: list[Client] = field(default_factory=list)  # every connection opened, to close
+    restarting: bool = False
 
     def ask(self, person: Person, kind: type[Any], **fields: Any) -> None:
         """Send a request and go on without its answer (kept to look at later)."""
@@ -144,16 +150,25 @@ class Crowd:
                 self.ask(person, PlayAgain)
             case "chat":
                 self.ask(person, Chat, text="hi")
-            case "host" if c.table is not None and c.table.status == "waiting":
-                for free in (info.chair for info in c.table.chairs if info.name is None):
-                    self.ask(person, AddBot, chair=free, level="easy")  # refused unless the creator
+            case "host" if c.table is None or c.table.status == "waiting":
+                # Open a table (or take the one at hand), fill it with bots and start: the
+                # requests go one after another, each answered before the next is read.
+                free = [0, 1, 2, 3]
+                if c.table is None:
+                    self.ask(person, CreateTable, name=f"{person.name}'s", chair=chair)
+                    free.remove(chair)
+                else:
+                    free = [info.chair for info in c.table.chairs if info.name is None]
+                for each in free:
+                    self.ask(person, AddBot, chair=each, level="easy")  # refused unless the creator
                 self.ask(person, Start)
             case "drop":
                 person.client = None
                 self.asked.append(asyncio.ensure_future(c.close()))
 
     async def _come(self, person: Person, token: str | None) -> None:
-        c = await open_client(self.server)
+        server = self.server
+        c = await open_client(server)
         self.clients.append(c)
         if person.client is not None:  # came twice at once: the first one goes
             await person.client.close()
@@ -163,8 +178,8 @@ class Crowd:
                 Hello, version=PROTOCOL_VERSION, name=person.name, token=token, lobby=True
             )
         except (ConnectionError, asyncio.CancelledError):
-            if person.client is not c:
-                return  # dropped again before the welcome, on purpose
+            if person.client is not c or self.restarting or self.server is not server:
+                return  # dropped again before the welcome, on purpose, or the server restarted
             raise
         assert isinstance(welcome, Welcome), welcome
 
@@ -199,15 +214,42 @@ class Crowd:
             for conn in table.spectators:
                 assert conn not in registry.connections or registry.place_of(conn) == (table.id, None)
 
+    async def restart(self, db: Path) -> None:
+        """The server stops, with whatever is under way, and starts again from its file:
+        every open table comes back with the same chairs and tokens, and a game with
+        every move it had (nothing told to anyone is lost: a move is told once stored)."""
+        old = self.server
+        self.restarting = True
+        await old.close()
+        before = {t.id: t for t in old.lobby.tables.values() if not t.closed}
+        self.server = await serve(db)
+        self.restarting = False
+        for table_id, was in before.items():
+            now = self.server.lobby.tables.get(table_id)
+            assert now is not None, f"table {table_id} did not come back"
+            assert chairs(now) == chairs(was), f"table {table_id} came back with other chairs"
+            if was.status == "playing":
+                assert was.game is not None and now.game is not None and now.game_id == was.game_id
+                assert now.game.moves[: len(was.game.moves)] == was.game.moves, "a move was lost"
 
-async def run_crowd(seed: int) -> None:
-    server = await serve()
+
+def chairs(table: TableMaster) -> list[Any]:
+    return [None if c is None else (c.name, c.bot, c.level, c.token_hash) for c in table.chairs]
+
+
+async def run_crowd(seed: int, db: Path) -> None:
     rng = random.Random(seed)
     crowd = Crowd(
-        server, rng, [Person(name) for name in PEOPLE], bot=make_bot("heuristic", random.Random(seed))
+        await serve(db),
+        rng,
+        [Person(name) for name in PEOPLE],
+        bot=make_bot("heuristic", random.Random(seed)),
     )
     try:
         for _ in range(STEPS):
+            playing = any(t.status == "playing" for t in crowd.server.lobby.tables.values())
+            if rng.random() < (RESTARTS_IN_PLAY if playing else RESTARTS):
+                await crowd.restart(db)
             crowd.act(rng.choice(crowd.people))
             for _ in range(rng.randrange(4)):  # let the server get on, more or less far
                 await asyncio.sleep(0)
@@ -217,15 +259,15 @@ async def run_crowd(seed: int) -> None:
     finally:
         for client in crowd.clients:
             await client.close()
-        await server.close()
+        await crowd.server.close()
 
 
 @pytest.mark.parametrize("seed", range(RUNS))
 async def test_a_crowd_doing_everything_at_once_never_makes_the_server_fail(
-    seed: int, caplog: pytest.LogCaptureFixture
+    seed: int, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.ERROR, logger="rummy"):
-        await run_crowd(seed)
+        await run_crowd(seed, tmp_path / "crowd.db")
     failed = [
         r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("rummy")
     ]
