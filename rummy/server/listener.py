@@ -49,6 +49,7 @@ def address_key(host: str) -> str:
 
 
 READ_SIZE = 256 * 1024  # bytes a socket read may take at most: asyncio's own figure
+SHUTTING_DOWN = "The server is shutting down."
 
 
 class Server:
@@ -59,6 +60,7 @@ class Server:
         self.options = options
         self.lobby = Lobby(storage, options)
         self.sessions: set[Session] = set()
+        self._stopping = False  # close has begun: new connections are told so and closed
         self._per_address: Counter[str] = Counter()
         # What the guards did: "refused" connections, "flood", "slow_reader", "bad_frame",
         # the timeouts by their error code...; and their log lines, at most one of a kind
@@ -111,6 +113,12 @@ class Server:
         peer = transport.get_extra_info("peername")
         address = str(peer[0]) if peer else "?"
         origin = address_key(address)
+        if self._stopping:
+            # Come while the server says goodbye: never told to go, it held the stop for
+            # the whole goodbye grace (and the lobby's tables, already stopped, had it).
+            transport.write(encode(Error(id=None, code=E.SHUTTING_DOWN, text=SHUTTING_DOWN, fatal=True)))
+            transport.close()
+            return None
         full = len(self.sessions) >= self.options.max_connections
         cap = self.options.per_address(origin, self.options.max_per_address)
         if full or self._per_address[origin] >= cap:
@@ -159,11 +167,12 @@ class Server:
 
     async def close(self) -> None:
         """Stop listening, say goodbye to every connection, finish the writes in flight."""
+        self._stopping = True
         if self._listener is not None:
             self._listener.close()
         await self.lobby.stop()
         for session in list(self.sessions):
-            session.fail(E.SHUTTING_DOWN, "The server is shutting down.")
+            session.fail(E.SHUTTING_DOWN, SHUTTING_DOWN)
         if self.sessions:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._all_gone.wait(), timeout=self.options.goodbye_grace)

@@ -34,7 +34,7 @@ from rummy.server import Server, start_server
 from rummy.server.session import Session
 from tests.support import eventually
 
-from .game_helpers import FAST, close_all, connect, connect_from, play_all, table_of_four
+from .game_helpers import FAST, close_all, connect, connect_from, open_client, play_all, serve, table_of_four
 
 STRICT = {**FAST, "hello_timeout": 0.3, "rate": 20.0, "burst": 100, "flood_limit": 100}
 
@@ -325,6 +325,21 @@ async def test_a_stopping_server_cuts_a_peer_that_never_reads_its_goodbye() -> N
         while await reader.read(65536):
             pass
     writer.close()
+
+
+async def test_a_connection_come_while_the_server_stops_is_told_so_at_once() -> None:
+    """One that came during the goodbye was never told to go: the server's stop waited
+    the whole goodbye grace for it (5 s), with its tables already stopped."""
+    server = await serve(goodbye_grace=30.0)
+    ann = await connect(server, "Ann")
+    closing = asyncio.ensure_future(server.close())
+    await asyncio.sleep(0)  # close has begun: Ann is being told goodbye
+    late = await open_client(server)
+    await late.until(lambda c: c.closed)
+    assert [m.code for m in late.received if isinstance(m, Error) and m.fatal] == [errors.SHUTTING_DOWN]
+    await asyncio.wait_for(closing, timeout=10)  # not the grace's 30 s
+    assert not server.sessions
+    await close_all([ann, late])
 
 
 async def test_every_rate_limited_request_gets_its_own_answer(server: Server) -> None:
