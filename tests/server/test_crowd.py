@@ -21,6 +21,7 @@ meet at the tables in every order, with the bots playing at full speed meanwhile
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 import random
@@ -62,6 +63,7 @@ from .game_helpers import open_client, serve
 PEOPLE = ("Ann", "Bob", "Cy", "Di", "Eve")
 RUNS = int(os.environ.get("CROWD_RUNS", "12"))
 STEPS = 300
+HUNG = 60.0  # seconds after which a crowd that has not finished counts as hung
 RESTARTS = 0.005  # the chance, at each step, that the server restarts...
 RESTARTS_IN_PLAY = 0.1  # ...and while a game is played
 
@@ -262,12 +264,24 @@ async def run_crowd(seed: int, db: Path) -> None:
         await crowd.server.close()
 
 
+def waiting() -> str:
+    """Where each task still waiting stands: what a hung crowd waits for."""
+    out = io.StringIO()
+    for task in asyncio.all_tasks():
+        if task is not asyncio.current_task():
+            task.print_stack(limit=8, file=out)
+    return out.getvalue()
+
+
 @pytest.mark.parametrize("seed", range(RUNS))
 async def test_a_crowd_doing_everything_at_once_never_makes_the_server_fail(
     seed: int, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.ERROR, logger="rummy"):
-        await run_crowd(seed, tmp_path / "crowd.db")
+        try:
+            await asyncio.wait_for(run_crowd(seed, tmp_path / "crowd.db"), timeout=HUNG)
+        except TimeoutError:
+            raise AssertionError(f"the crowd hung; still waiting:\n{waiting()}") from None
     failed = [
         r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("rummy")
     ]
