@@ -14,8 +14,9 @@ meet at the tables in every order, with the bots playing at full speed meanwhile
   per connection, each chair played only by a person of its name;
 - a restart brings back every open table with its chairs, tokens and every move.
 
-``CROWD_RUNS`` sets how many crowds (each its own seed) a run tries: a few for
-``make test``, many by hand (``CROWD_RUNS=200 pytest tests/server/test_crowd.py``).
+``CROWD_RUNS`` sets how many crowds (each its own seed) a run tries: a dozen for
+``make test``, 400 for ``make test-long``, or any number by hand
+(``CROWD_RUNS=1000 pytest tests/server/test_crowd.py``).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from rummy.server.master import TableMaster
 from .game_helpers import open_client, serve
 
 PEOPLE = ("Ann", "Bob", "Cy", "Di", "Eve")
-RUNS = int(os.environ.get("CROWD_RUNS", "12"))
+RUNS = int(os.environ.get("CROWD_RUNS", "400" if os.environ.get("RUMMY_LONG") else "12"))
 STEPS = 300
 HUNG = 60.0  # seconds after which a crowd that has not finished counts as hung
 RESTARTS = 0.005  # the chance, at each step, that the server restarts...
