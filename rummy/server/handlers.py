@@ -172,33 +172,38 @@ def _hello(s: Connection, msg: Hello, host: Host) -> Awaitable[Any] | None:
         s.fail(E.TOO_MANY_CONNECTIONS, "The server is full: try again in a while.", msg.id)
         return None
     s.said_hello_as(name, msg.legal_moves)
-    listing = lobby.subscribe(s, send=False) if msg.lobby else b""
 
     def welcome(place: tuple[int, int] | None) -> bytes:
-        return (
-            encode(
-                Welcome(
-                    id=msg.id,
-                    version=PROTOCOL_VERSION,
-                    name=name,
-                    server=SERVER_NAME,
-                    max_frame=MAX_CLIENT_FRAME,
-                    table_id=None if place is None else place[0],
-                    chair=None if place is None else place[1],
-                    token_refused=msg.token is not None and place is None,
-                )
+        frame = encode(
+            Welcome(
+                id=msg.id,
+                version=PROTOCOL_VERSION,
+                name=name,
+                server=SERVER_NAME,
+                max_frame=MAX_CLIENT_FRAME,
+                table_id=None if place is None else place[0],
+                chair=None if place is None else place[1],
+                token_refused=msg.token is not None and place is None,
             )
-            + listing
         )
+        # The table list goes with the welcome, as it is when the welcome is sent, and
+        # the session follows it from then on: following it from the hello, a session
+        # whose welcome waited (a chair taken back) heard of changes before its welcome,
+        # whose older list then undid them.
+        return frame + lobby.subscribe(s, send=False) if msg.lobby else frame
 
     if found is None or msg.token is None:
         s.send_frame(welcome(None))
         return None
-    return _welcome_back(s, lobby, found, msg.token, welcome(found), welcome(None))
+    return _welcome_back(s, lobby, found, msg.token, welcome)
 
 
 async def _welcome_back(
-    s: Connection, lobby: Lobby, found: tuple[int, int], token: str, back: bytes, refused: bytes
+    s: Connection,
+    lobby: Lobby,
+    found: tuple[int, int],
+    token: str,
+    welcome: Callable[[tuple[int, int] | None], bytes],
 ) -> None:
     """Take back the chair the hello's token was found for; if the chair changed hands
     while the request waited its turn (the table checks the token again), the hello is
@@ -206,9 +211,9 @@ async def _welcome_back(
     table_id, chair = found
     you = s.visitor
     try:
-        await lobby.run(table_id, lambda t: t.reclaim(you, chair, token, back))
+        await lobby.run(table_id, lambda t: t.reclaim(you, chair, token, lambda: welcome(found)))
     except Refused:
-        s.send_frame(refused)
+        s.send_frame(welcome(None))
 
 
 def _not_at_table(s: Connection, lobby: Lobby) -> None:

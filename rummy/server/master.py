@@ -452,10 +452,12 @@ class TableMaster:
         writes = [*(also or []), sql.put_chair(self.id, chair, visitor.name, token, False)]
         return self._change(writes, "Your seat could not be saved; try again.", apply)
 
-    def reclaim(self, visitor: Visitor, chair: int, token: str, answer: bytes) -> Change:
+    def reclaim(
+        self, visitor: Visitor, chair: int, token: str, answer: bytes | Callable[[], bytes]
+    ) -> Change:
         """``visitor`` came back with the chair's ``token``: the chair is theirs again.
-        ``answer`` (their ``seated``, or ``welcome`` and the lobby) goes before the
-        table's news. The token is checked here, not only where the lobby found its
+        ``answer`` (their ``seated``, or ``welcome`` and the lobby, made as it is sent)
+        goes before the table's news. The token is checked here, not only where the lobby found its
         chair: the request waited behind others, and the chair may have been freed and
         taken by someone else meanwhile (it was then handed to the token's holder)."""
         c = self.chairs[chair]
@@ -478,7 +480,7 @@ class TableMaster:
                 self._unplace(old.id)
             c.session = visitor
             self._place(visitor.id, chair)
-            self._send(visitor.id, answer)
+            self._send(visitor.id, answer if isinstance(answer, bytes) else answer())
             self._replan()
             self._arrived(visitor)
 

@@ -9,6 +9,7 @@ from typing import Any
 from rummy.net import Client
 from rummy.protocol import (
     PROTOCOL_VERSION,
+    AddBot,
     CreateTable,
     Error,
     Hello,
@@ -106,3 +107,53 @@ async def test_a_hello_whose_chair_was_freed_while_it_waited_is_welcomed_without
     table = server.table(seated.table_id)
     assert table.chairs[0] is None and table.where(second) is None
     await close_all([ann, bob, again])
+
+
+async def test_a_welcome_that_waited_is_the_first_word_and_its_table_list_is_new(server: Server) -> None:
+    """A hello whose chair is taken back waits its turn at that table; the session
+    followed the table list from the hello, so a change elsewhere reached it before its
+    welcome, and the welcome's list, made at the hello, then undid it: Cy's new table
+    was missing from Bob's lobby."""
+    ann, bob = await connect(server, "Ann"), await connect(server, "Bob")
+    seated = await ann.request(CreateTable, name="t")
+    assert isinstance(seated, Seated)
+    bob_seat = await bob.request(Sit, table_id=seated.table_id, chair=1)
+    assert isinstance(bob_seat, Seated)
+    await bob.close()
+    storage = server.storage
+    held: list[tuple[Any, Callable[[BaseException | None], None]]] = []
+    store = storage.write_soon
+
+    def hold_the_first(statements: Any, then: Callable[[BaseException | None], None]) -> None:
+        if held:
+            store(statements, then)
+        else:
+            held.append((statements, then))
+
+    storage.write_soon = hold_the_first  # type: ignore[method-assign]
+    try:
+        adding = asyncio.ensure_future(ann.request(AddBot, chair=2))  # Ann's table waits for its write
+        await eventually(lambda: len(held) == 1)
+        known = set(server.lobby.registry.connections)
+        back = await open_client(server)
+        hello = asyncio.ensure_future(
+            back.request(Hello, version=PROTOCOL_VERSION, name="Bob", token=bob_seat.token, lobby=True)
+        )
+        await eventually(
+            lambda: any(p.said_hello for i, p in server.lobby.registry.connections.items() if i not in known)
+        )  # Bob's hello waits behind Ann's bot
+        di = await connect(server, "Di", lobby=True)  # in the lobby, following the list
+        cy = await connect(server, "Cy")
+        other = await cy.request(CreateTable, name="Cy's")
+        assert isinstance(other, Seated)
+        await di.until(lambda c: other.table_id in c.lobby)  # the lobby has told its followers
+    finally:
+        del storage.write_soon  # type: ignore[method-assign]
+    store(*held[0])
+    assert isinstance(await adding, Ok)
+    welcome = await hello
+    assert isinstance(welcome, Welcome) and (welcome.table_id, welcome.chair) == (seated.table_id, 1)
+    assert isinstance(back.received[0], Welcome), back.received[0]
+    await back.until(lambda c: seated.table_id in c.lobby)
+    assert other.table_id in back.lobby
+    await close_all([ann, back, cy, di])
