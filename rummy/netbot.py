@@ -44,6 +44,7 @@ from .protocol import (
     Welcome,
     errors,
     parse_address,
+    sanitize,
 )
 from .sim import make_player
 
@@ -132,7 +133,7 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
         # A table waits for its creator as long as it likes: no time limit here.
         await client.until(lambda c: c.closed or my_cue(c) or alone(c), None)
         if client.closed:
-            raise BotStopped("the server closed the connection")
+            raise closed(client)
         if not my_cue(client):
             raise BotStopped(f"everyone else left table {orders.table_id}: no game will start")
         game, view = client.game, client.view
@@ -141,7 +142,7 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
         if view.phase == "game_over":
             ours, theirs = _totals(view)
             results.append((ours, theirs, team_of(view.seat)))
-            print(_game_line(len(results), ours, theirs), file=out, flush=True)
+            say(_game_line(len(results), ours, theirs), out)
             if len(results) >= orders.games:
                 return results
             await _answer(client, PlayAgain)
@@ -191,6 +192,19 @@ def _misplayed(orders: Orders, view: PlayerView, move: object, reply: object) ->
     return f"the bot {orders.bot} ({seat}) played {played} in deal {view.deal}, and it was refused: {refused}"
 
 
+def closed(client: Client) -> BotStopped:
+    """The server closed the connection: with the reason it gave last, if it gave one
+    ("The server is shutting down.")."""
+    told = [e.text for e in client.errors if e.fatal]
+    return BotStopped("the server closed the connection" + (f": {told[-1]}" if told else ""))
+
+
+def say(line: str, out: TextIO) -> None:
+    """A line for the bot's author, with what the server sent (its reasons, table names)
+    shown as plain text: a server's escape codes must not reach the terminal."""
+    print(sanitize(line, 1000), file=out, flush=True)
+
+
 def _said(reply: object) -> str:
     return reply.text if isinstance(reply, Error) else str(reply)
 
@@ -204,19 +218,18 @@ async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
     try:
         chair, table = await sit(client, orders)
         who = orders.name if orders.bot in orders.name else f"{orders.name} ({orders.bot})"
-        print(
+        say(
             f"{who} sits in chair {chair + 1} of table {orders.table_id} ({table.name}); "
             "it plays once the table's creator starts the game.",
-            file=out,
-            flush=True,
+            out,
         )
         results = await play(client, orders, chair, out)
         with contextlib.suppress(ConnectionError, TimeoutError):
             await client.request(Leave)
         won = sum(ours > theirs for ours, theirs, _ in results)
-        print(f"{orders.name} leaves the table: its team won {won} of {len(results)}.", file=out, flush=True)
+        say(f"{orders.name} leaves the table: its team won {won} of {len(results)}.", out)
     except ConnectionError:
-        raise BotStopped("the server closed the connection") from None
+        raise closed(client) from None
     finally:
         await client.close()
 
@@ -265,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(run(orders))
     except BotStopped as stopped:
-        print(f"rummy-bot: {stopped}", file=sys.stderr)
+        say(f"rummy-bot: {stopped}", sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("rummy-bot: stopped", file=sys.stderr)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rummy.net import Client
-from rummy.netbot import BotStopped, Orders, parse_orders, run
+from rummy.netbot import BotStopped, Orders, parse_orders, run, say
 from rummy.protocol import (
     PROTOCOL_VERSION,
     AddBot,
@@ -125,6 +125,23 @@ async def test_what_it_cannot_do_it_says_in_one_sentence(server: Server) -> None
     with pytest.raises(BotStopped, match=r"cannot reach 127\.0\.0\.1:1"):
         await run(Orders("127.0.0.1", 1, 1, None, "normal", "x", 1, 0), io.StringIO())
     await ann.close()
+
+
+async def test_a_server_that_stops_is_named_with_its_reason_and_its_words_are_plain() -> None:
+    """The server stopping under the bot: it says why, as the server put it (it said
+    only "the server closed the connection"); and what the server says reaches the
+    terminal as plain text, its escape codes left out."""
+    server = await start_server(host="127.0.0.1", port=0, db_path=None, **FAST)
+    ann, table_id = await ann_at_a_table(server)
+    waiting = asyncio.create_task(run(orders(server, table_id), io.StringIO()))
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+    await server.close()
+    with pytest.raises(BotStopped, match=r"the server closed the connection: The server is shutting down\."):
+        await asyncio.wait_for(waiting, TIMEOUT)
+    await ann.close()
+    out = io.StringIO()
+    say("table 1 (\x1b]0;owned\x07\x1b[31mAnn's\x1b[0m)", out)
+    assert out.getvalue() == "table 1 (Ann's)\n"
 
 
 async def test_a_move_the_rules_refuse_stops_it_with_the_servers_reason(
