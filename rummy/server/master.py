@@ -680,11 +680,19 @@ class TableMaster:
 
     # --- the game ------------------------------------------------------------------------
 
-    def _seat_or_refuse(self, visitor: Visitor) -> int:
+    def _chair_or_refuse(self, visitor: Visitor) -> int:
+        """The chair ``visitor`` plays. One that is not here is not told it watches: its
+        request waited behind its leaving, or its chair was taken back by its token."""
         self._open_or_refuse()
         chair = self.where(visitor.id)
         if chair is None:
-            raise Refused(E.SPECTATOR, "Spectators do not play.")
+            if visitor.id in self.spectators:
+                raise Refused(E.SPECTATOR, "Spectators do not play.")
+            raise Refused(E.NOT_AT_TABLE, "You are no longer at this table.")
+        return chair
+
+    def _seat_or_refuse(self, visitor: Visitor) -> int:
+        chair = self._chair_or_refuse(visitor)
         if self.status != "playing" or self.game is None:
             raise Refused(E.NOT_PLAYING, "No game is being played at this table.")
         seat = self.seat_of_chair(chair)
@@ -783,10 +791,7 @@ class TableMaster:
         return bool(humans) and all(c.ready for c in humans)
 
     def play_again(self, visitor: Visitor, request_id: RequestId) -> Change:
-        self._open_or_refuse()
-        chair = self.where(visitor.id)
-        if chair is None:
-            raise Refused(E.SPECTATOR, "Spectators do not play.")
+        chair = self._chair_or_refuse(visitor)
         if self.status != "finished":
             raise Refused(E.NOT_FINISHED, "The game is not over.")
         c = self.chairs[chair]

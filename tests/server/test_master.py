@@ -7,6 +7,7 @@ themselves, so every branch is reached without waiting for anything.
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -242,6 +243,27 @@ def test_a_chair_taken_back_by_another_connection_tells_the_first_one() -> None:
     (replaced,) = [m for m in frames_to(outcome, ANN.id) if isinstance(m, Error)]
     assert replaced.code == errors.REPLACED and ANN.id in outcome.gone
     assert (again.id, 0) in outcome.places and t.where(again.id) == 0 and t.where(ANN.id) is None
+
+
+def test_a_move_from_a_connection_no_longer_in_its_chair_is_not_called_a_spectators() -> None:
+    """A move that waited while its chair was taken back by the token (another window
+    of Ann's) is refused as coming from someone no longer at the table; it was told
+    "Spectators do not play." A spectator's move is told that."""
+    t, _ = four_seated()
+    stored(t.watch(WES, request_id=1))
+    stored(t.start(ANN, request_id=2))
+    stored(t.reclaim(Visitor(42, "Ann"), 0, "token-0", answer=b""))
+    assert t.game is not None
+    move = t.game.legal_moves()[0]
+    for visitor, code in ((ANN, errors.NOT_AT_TABLE), (WES, errors.SPECTATOR)):
+        for late in (
+            functools.partial(t.play, visitor, move, None, request_id=3),
+            functools.partial(t.ready, visitor, request_id=4),
+            functools.partial(t.play_again, visitor, request_id=5),
+        ):
+            with pytest.raises(Refused) as refused:
+                late()
+            assert refused.value.code == code
 
 
 def test_a_token_looked_up_before_its_chair_changed_hands_opens_nothing() -> None:
