@@ -5,6 +5,7 @@ connection banner, the terminal size, seat tokens remembered."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import random
 import re
@@ -424,6 +425,29 @@ async def test_a_chair_taken_in_the_same_instant_asks_again() -> None:
         say(app, Error(id=2, code="chair-taken", text="That chair is taken."), Sit)
         await eventually(lambda: "That table is full: w watches it." in toast_text(app), pause=pilot.pause)
         assert not isinstance(app.screen, ChooseScreen)
+
+
+@pytest.mark.parametrize("phase", ["deal_over", "game_over"])
+async def test_leaving_just_as_a_deal_ends_keeps_the_client_running(phase: str) -> None:
+    """The deal (or the game) ends and, in the same moment, the player's leaving is
+    answered: the table screen went while its worker was opening the deal's end, the
+    worker was cancelled in the middle of the app's own work, and the app stopped
+    without a word (found by telling the app a recorded game out of order)."""
+    app, _ = offline_app()
+    game = Game(7, seating="draw")
+    bot = make_bot("random", random.Random(2))
+    play_until(game, lambda g: bot.choose(view_for(g, g.current)), lambda g: g.phase == phase)
+    seat = game.partner_draw.seat_of_chair[0]
+    async with app.run_test(size=(100, 32)) as pilot:
+        say(app, Lobby(tables=[]))
+        await pilot.pause()
+        say(app, game_update(3, game, seat))
+        for _ in range(3):  # the deal's end is being opened...
+            await asyncio.sleep(0)
+        say(app, Ok(id=2), Leave)  # ...as the leaving is answered
+        await eventually(lambda: isinstance(app.screen, LobbyScreen), pause=pilot.pause)
+        await pilot.pause()
+        assert app.is_running
 
 
 async def test_errors_are_sentences() -> None:

@@ -32,3 +32,11 @@ class Dialog(ModalScreen[T]):
 
     def contents(self) -> ComposeResult:
         raise NotImplementedError
+
+    def _keys_follow(self) -> None:
+        """The line of keys says what they do now. (Told before the dialog has drawn
+        its line, as the table may change the moment it opens, there is no line yet: it
+        is drawn as things are then. Asking for the one line failed there, and ended
+        the client.)"""
+        for bar in self.query(KeyBar).results(KeyBar):
+            bar.follow()

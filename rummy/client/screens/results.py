@@ -18,7 +18,6 @@ from rummy.protocol import TallyLine
 
 from .. import text
 from ..model import Seats
-from ..widgets.keys import KeyBar
 from .dialog import Dialog
 
 DealChoice = Literal["next", "close"]
@@ -164,7 +163,7 @@ class DealEndScreen(Dialog[DealChoice]):
             button.remove()
         for note in self.query("#deal-note").results(Static):
             note.update(self.deal_note())
-        self.query_one(KeyBar).follow()
+        self._keys_follow()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("next",):
@@ -276,7 +275,7 @@ class GameEndScreen(Dialog[GameChoice]):
             button.remove()
         for static in self.query("#again-note").results(Static):
             static.update(note)
-        self.query_one(KeyBar).follow()
+        self._keys_follow()
 
     def moved_on(self) -> None:
         """A new game began while this was open: no other game to ask for now."""
@@ -285,7 +284,7 @@ class GameEndScreen(Dialog[GameChoice]):
             button.remove()
         for note in self.query("#again-note").results(Static):
             note.update(Content("A new game has begun: esc returns to the table."))
-        self.query_one(KeyBar).follow()
+        self._keys_follow()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("again",):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -72,7 +72,7 @@ from ..widgets.table.log import GameLog
 from ..widgets.table.melds import MeldClicked, MeldsView
 from ..widgets.table.pile import DiscardPileView
 from .modals import ChooseScreen, ConfirmScreen
-from .results import DealEndScreen, GameEndScreen
+from .results import DealChoice, DealEndScreen, GameChoice, GameEndScreen
 
 HAND_KEYS: list[tuple[str, str]] = [
     ("1 … 9, 0", "select or unselect card 1 … 10 of your hand (from anywhere)"),
@@ -90,6 +90,9 @@ def began_new_game(view: PlayerView, old: PlayerView | None) -> bool:
     """Whether ``view`` is the first of a new game at the table ``old`` showed: a deal
     under way, with fewer deals played than before."""
     return view.phase in ("draw", "meld") and old is not None and len(view.results) < len(old.results)
+
+
+Answer = TypeVar("Answer")  # what a dialog answers
 
 
 class TableScreen(Screen[None]):
@@ -562,6 +565,16 @@ class TableScreen(Screen[None]):
             return
         self._play(Discard(cards[0]))
 
+    async def _ask(self, question: Screen[Answer]) -> Answer | None:
+        """``question`` asked in a dialog, and its answer (None if not asked: this table
+        screen is on its way out). Waiting for a dialog first runs the app's pending
+        callbacks, which may be this very screen's removal (the player left just as a
+        deal ended); run in this screen's worker, that removal cancelled the worker and,
+        with it, the app's own loop: the client closed without a word."""
+        if self not in self.app.screen_stack:
+            return None
+        return await self.app.push_screen_wait(question)
+
     async def _choose(self, title: str, options: Sequence[Move]) -> Move | None:
         """One option: that one. Several: the player picks (R4.1's use, R5.4's meld)."""
         view = self.view
@@ -570,13 +583,13 @@ class TableScreen(Screen[None]):
         if len(options) == 1:
             return options[0]
         labelled = [(advice.move_words(m, view, self.seats, self.ascii), m) for m in options]
-        return await self.app.push_screen_wait(ChooseScreen[Move](title, labelled))
+        return await self._ask(ChooseScreen[Move](title, labelled))
 
     async def _play_checked(self, move: Move) -> None:
         """Play ``move``, asking first when it would end the deal by going out (R4.4)."""
         view = self.view
         if view is not None and advice.goes_out(view, move):
-            sure = await self.app.push_screen_wait(
+            sure = await self._ask(
                 ConfirmScreen(
                     "This empties your hand: you go out and the deal ends now. Go out?", "Go out", "Not yet"
                 )
@@ -657,62 +670,68 @@ class TableScreen(Screen[None]):
     def action_play_again(self) -> None:
         self.post_message(PlayAgainRequested())
 
-    @work(exclusive=True, group="results")
-    async def action_results(self) -> None:
-        """Show the end of the last deal (and of the game, once it is over)."""
+    def action_results(self) -> None:
+        """Show the end of the last deal (and of the game, once it is over).
+
+        The ends are dialogs with a callback, not dialogs waited for in a worker: a
+        worker waiting for a dialog first runs the app's pending callbacks, and one
+        of them could be this screen's removal (the player left just as the deal
+        ended); the removal cancelled the worker and, with it, the app's own loop, and
+        the client closed without a word."""
         view = self.view
-        if view is None or not view.results or self._results_open:
-            return
+        if view is None or not view.results or self._results_open or self not in self.app.screen_stack:
+            return  # (not when this screen is on its way out: its end would stay over the lobby)
         self._results_open = True
-        try:
-            if view.phase == "game_over":
-                while True:
-                    choice = await self.app.push_screen_wait(
-                        GameEndScreen(
-                            view.results,
-                            self.seats,
-                            self.ascii,
-                            lobby=self.app_has_lobby,
-                            tally=self.tally,
-                            can_replay=self.last_game is not None,
-                            can_play=view.seat is not None and not self.broken_up,
-                        )
-                    )
-                    if choice != "details":
-                        break
-                    await self.app.push_screen_wait(
-                        DealEndScreen(view.results, self.seats, False, self.ascii)
-                    )
-                    if self.view is not None and self.view.phase != "game_over":
-                        break  # a new game began meanwhile: its end is not this one's
-                if choice == "again":
-                    self.action_play_again()
-                elif choice == "lobby":
-                    self.post_message(LeaveTable())
-                elif choice == "quit":
-                    self.app.exit()
-                elif choice == "replay" and self.last_game is not None:
-                    self.post_message(ReplayRequested(self.last_game))
-            else:
-                can_start = view.phase == "deal_over" and view.seat is not None
-                # Opened again (r) once the next deal is under way: it says so.
-                begun = view.phase != "deal_over"
-                # The game against bots (no lobby) has a server of its own that waits
-                # for its one player: no pause starts the next deal by itself.
-                deal_choice = await self.app.push_screen_wait(
-                    DealEndScreen(
-                        view.results,
-                        self.seats,
-                        can_start,
-                        self.ascii,
-                        begun=begun,
-                        by_itself=self.app_has_lobby,
-                    )
-                )
-                if deal_choice == "next":
-                    self.action_next_deal()
-        finally:
-            self._results_open = False
+        if view.phase == "game_over":
+            self._show_game_end(view)
+            return
+        can_start = view.phase == "deal_over" and view.seat is not None
+        # Opened again (r) once the next deal is under way: it says so.
+        begun = view.phase != "deal_over"
+        # The game against bots (no lobby) has a server of its own that waits for its
+        # one player: no pause starts the next deal by itself.
+        deal_end = DealEndScreen(
+            view.results, self.seats, can_start, self.ascii, begun=begun, by_itself=self.app_has_lobby
+        )
+        self.app.push_screen(deal_end, callback=self._deal_end_closed)
+
+    def _deal_end_closed(self, choice: DealChoice | None) -> None:
+        self._results_open = False
+        if choice == "next":
+            self.action_next_deal()
+
+    def _show_game_end(self, view: PlayerView) -> None:
+        game_end = GameEndScreen(
+            view.results,
+            self.seats,
+            self.ascii,
+            lobby=self.app_has_lobby,
+            tally=self.tally,
+            can_replay=self.last_game is not None,
+            can_play=view.seat is not None and not self.broken_up,
+        )
+        self.app.push_screen(game_end, callback=lambda choice: self._game_end_closed(view, choice))
+
+    def _game_end_closed(self, view: PlayerView, choice: GameChoice | None) -> None:
+        if choice == "details":  # the last deal's end, then back to the game's
+            details = DealEndScreen(view.results, self.seats, False, self.ascii)
+            self.app.push_screen(details, callback=lambda _: self._details_closed(view))
+            return
+        self._results_open = False
+        if choice == "again":
+            self.action_play_again()
+        elif choice == "lobby":
+            self.post_message(LeaveTable())
+        elif choice == "quit":
+            self.app.exit()
+        elif choice == "replay" and self.last_game is not None:
+            self.post_message(ReplayRequested(self.last_game))
+
+    def _details_closed(self, view: PlayerView) -> None:
+        if self.view is not None and self.view.phase != "game_over":
+            self._results_open = False  # a new game began meanwhile: its end is not this one's
+            return
+        self._show_game_end(view)
 
     @property
     def app_has_lobby(self) -> bool:
@@ -763,7 +782,7 @@ class TableScreen(Screen[None]):
         """Back to the lobby; a player's chair is held for them while the game lasts."""
         view = self.view
         if view is not None and view.seat is not None and view.phase != "game_over":
-            sure = await self.app.push_screen_wait(
+            sure = await self._ask(
                 ConfirmScreen(
                     "Leave the table? Your chair is held for you (away) while the game lasts.",
                     "Leave",
@@ -785,9 +804,7 @@ class TableScreen(Screen[None]):
                 if self.app_has_lobby
                 else "The game waits: start rummy-client again to play on from here."
             )
-            sure = await self.app.push_screen_wait(
-                ConfirmScreen(f"Quit during the game? {kept}", "Quit", "Stay")
-            )
+            sure = await self._ask(ConfirmScreen(f"Quit during the game? {kept}", "Quit", "Stay"))
             if not sure:
                 return
         self.app.exit()
