@@ -124,4 +124,4 @@ async def test_whatever_a_server_says_the_client_stays_up(seed: int) -> None:
         await pilot.pause()  # the keys pressed taken in before the app is closed
         assert app.is_running
         assert "\x1b" not in screen_text(app)
-    assert told > 300  # most of it passed the protocol's checks, and was told
+    assert told > 200  # most of it passed the protocol's checks, and was told
