@@ -135,6 +135,11 @@ class PipeEnd(asyncio.Transport):
         self._outbox.clear()
         assert self._protocol is not None
         self._loop.call_soon(self._protocol.connection_lost, None)
+        if self.peer is not None and not self.peer._lost:
+            # The other end may be closing with bytes this end never read (it had paused
+            # reading): with nobody to read them it is done, as a socket is. Without a
+            # look again it waited for ever, and so did its ``wait_closed``.
+            self.peer._schedule()
 
     def _check_pressure(self) -> None:
         protocol: Any = self._protocol
