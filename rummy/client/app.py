@@ -499,7 +499,10 @@ class RummyApp(App[None]):
                 # chairs play no seat. The game on the screen keeps its players (placed
                 # by chair numbers, they went to the wrong seats: seen in tmux).
                 if old is not None and old.status == "finished":
-                    left = [c.name for c in old.chairs if c.name and info.chairs[c.chair].name is None]
+                    # Chairs by their numbers: a list of another length (from some other
+                    # server) must not end the client.
+                    sitting = {c.chair for c in info.chairs if c.name is not None}
+                    left = [c.name for c in old.chairs if c.name and c.chair not in sitting]
                     self.table_screen.table_broke_up([text.clean(name, 24) for name in left])
             else:
                 self.table_screen.set_seats(seats_of(info, self.session.seat))

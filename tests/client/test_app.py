@@ -12,6 +12,7 @@ import re
 import weakref
 from pathlib import Path
 
+import msgspec
 import pytest
 from textual.widgets import DataTable
 
@@ -1008,6 +1009,12 @@ async def test_a_player_leaving_after_the_game_keeps_its_players_in_their_seats(
         say(app, Table(table=table_info(3, "T", ("Ann", "Eve", "Cy", "Di"), "waiting")))  # Eve sits
         await pilot.pause()
         assert names_by_seat() == played  # the finished game's, until the next one begins
+        # A list of chairs of another length (another server's) does not end the client.
+        short = table_info(3, "T", ("Ann", None, "Cy", "Di"), "finished")
+        say(app, Table(table=short))
+        say(app, Table(table=msgspec.structs.replace(short, status="waiting", chairs=short.chairs[:2])))
+        await pilot.pause()
+        assert app.is_running
 
 
 async def test_the_toasts_of_a_game_go_when_a_new_game_begins() -> None:

@@ -440,7 +440,7 @@ class LobbyScreen(Screen[None]):
             if picked is None:
                 return
             latest = self.session.tables.get(table_id)
-            if latest is not None and latest.chairs[picked].name is None:
+            if latest is not None and any(c.chair == picked and c.name is None for c in latest.chairs):
                 chair = picked
                 break
             # Someone sat there while the question was open (friends starting a table
