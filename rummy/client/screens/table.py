@@ -180,6 +180,14 @@ class TableScreen(Screen[None]):
     def melds(self) -> MeldsView:
         return self.board.melds
 
+    @property
+    def on_its_way_out(self) -> bool:
+        """Whether this screen has been taken off the app's stack (the player left the
+        table), its removal perhaps still pending: no dialog opens over it then, for
+        the dialog would stay over the lobby, or be waited for in a worker that the
+        removal cancels (``_ask``)."""
+        return self not in self.app.screen_stack
+
     # --- layout -----------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
@@ -571,7 +579,7 @@ class TableScreen(Screen[None]):
         callbacks, which may be this very screen's removal (the player left just as a
         deal ended); run in this screen's worker, that removal cancelled the worker and,
         with it, the app's own loop: the client closed without a word."""
-        if self not in self.app.screen_stack:
+        if self.on_its_way_out:
             return None
         return await self.app.push_screen_wait(question)
 
@@ -679,8 +687,8 @@ class TableScreen(Screen[None]):
         ended); the removal cancelled the worker and, with it, the app's own loop, and
         the client closed without a word."""
         view = self.view
-        if view is None or not view.results or self._results_open or self not in self.app.screen_stack:
-            return  # (not when this screen is on its way out: its end would stay over the lobby)
+        if view is None or not view.results or self._results_open or self.on_its_way_out:
+            return
         self._results_open = True
         if view.phase == "game_over":
             self._show_game_end(view)
