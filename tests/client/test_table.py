@@ -899,6 +899,31 @@ async def test_deal_end_shows_every_hand_and_the_scores() -> None:
         assert hand.order == tuple(sort_cards(app.game.hands[0], "suit")) and hand.fresh == set()
 
 
+def test_the_hands_at_a_deal_end_are_sorted_as_the_player_sorts_their_own() -> None:
+    """R7.2: the cards left in each hand are shown in the player's own order (o):
+    by suit, or by rank; as held, in whatever order each player kept them, a pair
+    or a near run was hard to see at a glance."""
+    from rummy.client.screens.results import deal_breakdown
+
+    seats = Seats((SeatInfo("Ann"), SeatInfo("Bob"), SeatInfo("Cy"), SeatInfo("Di")), me=0)
+    held = (tuple(cards("Ks 7h Kd 8h")), (), (), ())
+    result = DealResult(1, "passes", None, held, (TeamScore(0, 0, -35, 0), TeamScore(0, 0, 0, 0)))
+    by_suit = deal_breakdown(result, seats, (0, 0), ascii=False).plain
+    by_rank = deal_breakdown(result, seats, (0, 0), ascii=False, order="rank").plain
+    assert "K♦ 7♥ 8♥ K♠  (-35)" in by_suit
+    assert "7♥ 8♥ K♦ K♠  (-35)" in by_rank
+
+
+async def test_the_deal_end_follows_the_hands_sort() -> None:
+    """Sorted by rank at the table (o), the deal's end lists the hands by rank too."""
+    app = TableHarness(going_out(), bots=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("o")
+        assert hand_of(app).sort_mode == "rank"
+        await go_out(pilot, app)
+        assert isinstance(app.screen, DealEndScreen) and app.screen.order == "rank"
+
+
 async def test_a_view_arriving_while_the_screen_is_taken_down_is_not_an_error() -> None:
     """The server's last push can arrive while the client quits and takes its widgets
     down: the line of keys, already gone, is left alone (it raised NoScreen)."""

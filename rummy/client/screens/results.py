@@ -18,6 +18,7 @@ from rummy.protocol import TallyLine
 
 from .. import text
 from ..model import Seats
+from ..widgets.table.hand import SortMode, sort_cards
 from .dialog import Dialog
 
 DealChoice = Literal["next", "close"]
@@ -52,9 +53,11 @@ def tally_lines(tally: Sequence[TallyLine]) -> list[Content]:
 
 
 def deal_breakdown(
-    result: DealResult, seats: Seats, previous_totals: tuple[int, int], ascii: bool
+    result: DealResult, seats: Seats, previous_totals: tuple[int, int], ascii: bool, order: SortMode = "suit"
 ) -> Content:
-    """Every hand, then the score table of R7 for both teams."""
+    """Every hand, then the score table of R7 for both teams. The hands are sorted
+    as the player sorts their own (``order``): as held, in the order their players
+    happened to keep, they were hard to read at a glance (the pair, the near run)."""
     if result.ended_by == "out" and result.went_out is not None:
         head = Content.assemble(
             f"Deal {result.deal} is over: ", text.plain(seats.who(result.went_out), "bold"), " went out."
@@ -65,7 +68,7 @@ def deal_breakdown(
     for seat in range(4):
         hand = result.hands[seat]
         name = text.plain(seats.name(seat), width=14)
-        cards = text.cards(hand, ascii) if hand else Content.styled("no cards", "dim")
+        cards = text.cards(sort_cards(hand, order), ascii) if hand else Content.styled("no cards", "dim")
         minus = sum(points(c) for c in hand)
         lines.append(
             Content.assemble(
@@ -117,9 +120,11 @@ class DealEndScreen(Dialog[DealChoice]):
         live: bool = True,
         begun: bool = False,
         by_itself: bool = True,
+        order: SortMode = "suit",
     ) -> None:
         super().__init__()
         self.results = list(results)
+        self.order = order  # the hands' order: the player's own sort (o)
         self.seats = seats
         self.can_start = can_start and not begun
         self.begun = begun  # the next deal has begun (before this opened, or while open)
@@ -131,7 +136,7 @@ class DealEndScreen(Dialog[DealChoice]):
         result = self.results[-1]
         before = totals(self.results[:-1])
         with Vertical(classes="dialog results"):
-            yield Static(deal_breakdown(result, self.seats, before, self.ascii), id="breakdown")
+            yield Static(deal_breakdown(result, self.seats, before, self.ascii, self.order), id="breakdown")
             with Horizontal(classes="buttons"):
                 if self.can_start:
                     yield Button("Ready for the next deal (n)", id="next", variant="primary", compact=True)

@@ -699,7 +699,13 @@ class TableScreen(Screen[None]):
         # The game against bots (no lobby) has a server of its own that waits for its
         # one player: no pause starts the next deal by itself.
         deal_end = DealEndScreen(
-            view.results, self.seats, can_start, self.ascii, begun=begun, by_itself=self.app_has_lobby
+            view.results,
+            self.seats,
+            can_start,
+            self.ascii,
+            begun=begun,
+            by_itself=self.app_has_lobby,
+            order=self.hand.sort_mode,
         )
         self.app.push_screen(deal_end, callback=self._deal_end_closed)
 
@@ -722,7 +728,7 @@ class TableScreen(Screen[None]):
 
     def _game_end_closed(self, view: PlayerView, choice: GameChoice | None) -> None:
         if choice == "details":  # the last deal's end, then back to the game's
-            details = DealEndScreen(view.results, self.seats, False, self.ascii)
+            details = DealEndScreen(view.results, self.seats, False, self.ascii, order=self.hand.sort_mode)
             self.app.push_screen(details, callback=lambda _: self._details_closed(view))
             return
         self._results_open = False
