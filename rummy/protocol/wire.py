@@ -59,6 +59,10 @@ Team = Annotated[int, Meta(ge=0, le=1)]
 Count = Annotated[int, Meta(ge=0, le=1000)]
 Points = Annotated[int, Meta(ge=-100_000, le=100_000)]
 Cards = Annotated[list[Card], Meta(max_length=56)]
+# What a move puts somewhere is never nothing: a take, a lay-off has a card, a meld three
+# (R4.1, R5.1, R5.2). The schema says so, so a client never guards a first card.
+SomeCards = Annotated[list[Card], Meta(min_length=1, max_length=56)]
+MeldCards = Annotated[list[Card], Meta(min_length=3, max_length=56)]
 MeldId = Annotated[int, Meta(ge=0, le=1000)]
 # Who played a move for its seat when its player did not: the turn timer, or a bot
 # standing in for a player who is away.
@@ -151,20 +155,20 @@ class StockDrawnWire(_EventWire, tag="stock_drawn"):
 class DiscardTakenWire(_EventWire, tag="discard_taken"):
     seat: Seat
     index: Count
-    taken: Cards
+    taken: SomeCards
 
 
 class MeldedWire(_EventWire, tag="melded"):
     seat: Seat
     meld_id: MeldId
-    cards: Cards
+    cards: MeldCards
     four_at_once: bool
 
 
 class LaidOffWire(_EventWire, tag="laid_off"):
     seat: Seat
     meld_id: MeldId
-    cards: Cards
+    cards: SomeCards
     owner_seat: Seat
 
 

@@ -179,3 +179,20 @@ def test_garbage_move_data_is_refused_or_a_move_that_round_trips(data: Any) -> N
 def test_bools_out_of_range_and_long_lists_are_not_moves(bad: dict[str, Any]) -> None:
     with pytest.raises(msgspec.ValidationError):
         _moves.decode(msgspec.msgpack.encode(bad))
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "discard_taken", "seat": 1, "index": 0, "taken": []},
+        {"type": "laid_off", "seat": 1, "meld_id": 0, "cards": [], "owner_seat": 2},
+        {"type": "melded", "seat": 1, "meld_id": 0, "cards": [3, 4], "four_at_once": False},
+    ],
+)
+def test_an_event_that_moves_too_few_cards_is_refused_by_the_schema(event: dict[str, Any]) -> None:
+    """R4.1: a take takes at least the card aimed at; R5.1-R5.2: a meld has three cards or more.
+    (A hostile server sent a take of no cards, and the log's 'took X' looked for a first one.)"""
+    with pytest.raises(msgspec.ValidationError):
+        _events.decode(msgspec.msgpack.encode(event))
+    fixed = dict(event, **({"taken": [5]} if "taken" in event else {"cards": [3, 4, 5]}))
+    assert msgspec.to_builtins(_events.decode(msgspec.msgpack.encode(fixed))) == fixed
