@@ -8,11 +8,16 @@ client's reading of the wire. Whatever comes, the app stays up and the screen sh
 no escape code. (A handler that raised would end the app, and ``run_test`` raises it.)
 It found the client closing without a word when the player's leaving was answered
 just as a deal ended, and a dialog failing to find its line of keys.
+
+``HOSTILE_SEEDS`` sets how many seeds a run tries: three for ``make test``, 40 for
+``make test-long``, or any number by hand
+(``HOSTILE_SEEDS=40 pytest tests/client/test_hostile_server.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 from typing import Any
 
@@ -50,6 +55,7 @@ RATES = (0.0, 0.005, 0.02, 0.05)  # the chance that each part of a message is ch
 # (No q, enter or arrows: at a game's end they choose Quit, and the app would end as
 # asked, not as failed.)
 REQUESTS = (None, MoveRequest, Sit, Rejoin, Leave, Start, CreateTable, Watch)
+SEEDS = int(os.environ.get("HOSTILE_SEEDS", "40" if os.environ.get("RUMMY_LONG") else "3"))
 
 
 _recorded: list[Any] = []
@@ -100,7 +106,7 @@ def as_read(value: Any) -> list[ServerMessage]:
     return [m for m in server_decoder().feed(data) if isinstance(m, msgspec.Struct)]
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(SEEDS))
 async def test_whatever_a_server_says_the_client_stays_up(seed: int) -> None:
     game = await recorded_game()
     rng = random.Random(seed)
