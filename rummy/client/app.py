@@ -670,8 +670,8 @@ class RummyApp(App[None]):
     def _error(self, error: Error, request: type[ClientMessage] | None) -> None:
         if request is History and self.history_request is not None and error.id == self.history_request[0]:
             self.history_request = None
-            if self.history_screen is not None:
-                self.history_screen.failed()
+            if (history := self._history_shown()) is not None:
+                history.failed()
         if request is GetRecord and error.id == self.record_request:
             self.record_request = None
         if request is MoveRequest:
@@ -827,16 +827,25 @@ class RummyApp(App[None]):
     def _history_wanted(self, wanted: HistoryWanted) -> None:
         request_id = self.send(History, before=wanted.before)
         self.history_request = None if request_id is None else (request_id, wanted.before)
-        if request_id is None and self.history_screen is not None:
-            self.history_screen.failed()
+        if request_id is None and (history := self._history_shown()) is not None:
+            history.failed()
 
     def _history_page(self, page: HistoryPage) -> None:
         asked = self.history_request
         if asked is None or page.id != asked[0]:
             return  # an answer to a request made before the last one
         self.history_request = None
-        if self.history_screen is not None and self.history_screen.is_mounted:
-            self.history_screen.show_page(page, first=asked[1] is None)
+        if (history := self._history_shown()) is not None:
+            history.show_page(page, first=asked[1] is None)
+
+    def _history_shown(self) -> HistoryScreen | None:
+        """The history screen while it has its widgets: mounted, and not closed. (A
+        closed one still says it is mounted, but its list is gone: an answer that came
+        after it was closed, told to it, ended the client.)"""
+        history = self.history_screen
+        if history is None or not history.is_mounted or history not in self.screen_stack:
+            return None
+        return history
 
     @on(ReplayRequested)
     def _replay_requested(self, wanted: ReplayRequested) -> None:

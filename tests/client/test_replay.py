@@ -365,6 +365,33 @@ async def test_the_history_pages_on_and_says_when_it_is_empty(utc: None) -> None
         assert app.screen.query_one("#history", DataTable).cursor_row == 1  # the cursor stays put
 
 
+async def close_history_before_its_answer(app: RummyApp, pilot: Pilot[None]) -> int:
+    """Open the history and close it again at once: returns the id of the request it made."""
+    await open_history(app, pilot)
+    history, asked = app.screen, app.history_request
+    assert isinstance(history, HistoryScreen) and asked is not None
+    await pilot.press("escape")
+    await eventually(lambda: not history.query("#history"), pause=pilot.pause)  # its list is gone
+    return asked[0]
+
+
+async def test_an_answer_for_a_history_closed_before_it_came_is_let_go(utc: None) -> None:
+    """The history closed before its page came (escape at once, a slow server): the page,
+    or the server's refusal, that comes then is dropped, and the client stays up. (It
+    ended on either, looking for the closed screen's list: the hostile-server test.)"""
+    app, sent = offline_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        late = await close_history_before_its_answer(app, pilot)
+        say(app, HistoryPage(id=late, games=PAGE, more=False), History)
+        late = await close_history_before_its_answer(app, pilot)
+        say(app, Error(id=late, code=codes.RATE_LIMITED, text="Too many requests."), History)
+        await open_history(app, pilot)  # and the next one shows its page
+        assert isinstance(app.screen, HistoryScreen)
+        say(app, HistoryPage(id=sent.last().id, games=PAGE, more=False), History)
+        await eventually(lambda: len(history_rows(app)) == 3, pause=pilot.pause)
+        assert app.is_running
+
+
 async def test_a_game_from_the_history_opens_its_replay_and_can_be_saved(utc: None, state_dir: Path) -> None:
     """enter on a game fetches its record and opens the replay; w saves it to a file
     that ``rummy-client --replay`` opens; escape goes back to the list."""
