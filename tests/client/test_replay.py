@@ -365,6 +365,19 @@ async def test_the_history_pages_on_and_says_when_it_is_empty(utc: None) -> None
         assert app.screen.query_one("#history", DataTable).cursor_row == 1  # the cursor stays put
 
 
+async def test_a_game_listed_twice_shows_once(utc: None) -> None:
+    """A page that lists a game twice (from some other server) shows it once, as a
+    game already shown from an earlier page is. (It ended the client: two rows of one
+    key in the list; the hostile-server test.)"""
+    app, sent = offline_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        await open_history(app, pilot)
+        say(app, HistoryPage(id=sent.last().id, games=[*PAGE, PAGE[0]], more=False), History)
+        await eventually(lambda: len(history_rows(app)) == 3, pause=pilot.pause)
+        assert "3 games" in screen_text(app)
+        assert app.is_running
+
+
 async def close_history_before_its_answer(app: RummyApp, pilot: Pilot[None]) -> int:
     """Open the history and close it again at once: returns the id of the request it made."""
     await open_history(app, pilot)

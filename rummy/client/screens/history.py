@@ -126,8 +126,13 @@ class HistoryScreen(Screen[None]):
         self.asking = False
         if first:
             self.games = []
+        # Each game once (it is its row's key): one already shown from an earlier page,
+        # or listed twice in this one (some other server), is not added again.
         known = {g.game_id for g in self.games}
-        self.games += [g for g in page.games if g.game_id not in known]
+        for game in page.games:
+            if game.game_id not in known:
+                known.add(game.game_id)
+                self.games.append(game)
         self.more = page.more
         self._show_rows(keep_cursor=not first)
 
