@@ -75,8 +75,19 @@ def bot_factory(spec: str) -> Callable[[Random], Bot]:
 def make_player(name: str, rng: Random, budget: Budget | None = None) -> Bot:
     """One of our bots by name (``make_bot``), or a bot author's ``MODULE:NAME``."""
     if ":" not in name:
+        if name not in BOT_NAMES:  # (make_bot's sentence does not know of an author's own bots)
+            raise ValueError(
+                f"unknown bot {name!r}; known bots: {', '.join(BOT_NAMES)}, or MODULE:NAME for your own"
+            )
         return make_bot(name, rng, budget)
-    bot = bot_factory(name)(rng)
+    factory = bot_factory(name)
+    try:
+        bot = factory(rng)
+    except TypeError as error:
+        # A class written to take no random.Random, say: argparse shows a TypeError
+        # from the check of --bots only as "invalid _bots value", and rummy-bot as
+        # a traceback, so it is said here in words.
+        raise ValueError(f"{name} cannot be made with a random.Random: {error}") from None
     if not callable(getattr(bot, "choose", None)):
         raise ValueError(f"{name} made {bot!r}, which has no choose(view) method")
     return bot

@@ -182,6 +182,16 @@ def test_the_command_line_reads_its_orders_and_refuses_bad_ones(tmp_path: Path) 
         timeout=60,
     )
     assert run_.returncode == 2 and "godlike" in run_.stderr
+    assert "or MODULE:NAME for your own" in run_.stderr  # as rummy-sim says it
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    run_ = subprocess.run(  # (it was a traceback)
+        [sys.executable, "-m", "rummy.netbot", "127.0.0.1:1", "--table", "1", "--bot", "my_bots:Aloof"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run_.returncode == 2 and "my_bots:Aloof cannot be made with a random.Random: " in run_.stderr
     run_ = subprocess.run(
         [sys.executable, "-m", "rummy.netbot", "127.0.0.1:1", "--table", "1"],
         capture_output=True,

@@ -235,6 +235,11 @@ class Mute(GreedyBot):
 
 def not_a_bot(rng: random.Random) -> int:
     return 3
+
+
+class Aloof(GreedyBot):  # made with nothing: not as rummy-sim makes a bot
+    def __init__(self) -> None:
+        super().__init__(random.Random(0))
 """
 
 
@@ -288,6 +293,8 @@ def test_a_move_the_rules_refuse_stops_the_run_with_one_clear_line(
         ("spec_bots:Nobody", "'spec_bots' has no 'Nobody' to call with a random.Random"),
         ("spec_bots:not_a_bot", "spec_bots:not_a_bot made 3, which has no choose(view) method"),
         ("spec_bots:", "a bot of your own is MODULE:NAME"),
+        # It said only "invalid _bots value: 'spec_bots:Aloof,random'".
+        ("spec_bots:Aloof", "spec_bots:Aloof cannot be made with a random.Random: "),
     ],
 )
 def test_a_bot_of_ones_own_that_cannot_be_made_is_a_clear_error(
