@@ -223,7 +223,16 @@ async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
             "it plays once the table's creator starts the game.",
             out,
         )
-        results = await play(client, orders, chair, out)
+        try:
+            results = await play(client, orders, chair, out)
+        except BotStopped:
+            # It stops of its own accord (everyone else left, a move refused): it leaves
+            # its chair as at the end. Gone without a word, it was held "away" for a token
+            # nobody would bring back, and kept open a table nobody else was at.
+            if not client.closed:
+                with contextlib.suppress(ConnectionError, TimeoutError):
+                    await client.request(Leave)
+            raise
         with contextlib.suppress(ConnectionError, TimeoutError):
             await client.request(Leave)
         won = sum(ours > theirs for ours, theirs, _ in results)

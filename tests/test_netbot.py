@@ -109,6 +109,23 @@ async def test_it_asks_for_another_game_while_games_wants_more(server: Server) -
     await ann.close()
 
 
+async def test_left_alone_after_a_game_it_leaves_its_chair_and_the_table_closes(server: Server) -> None:
+    """Ann leaves after the first game of two: the bot stops, and leaves its chair as
+    it would at the end. It used to go without a word, and a finished table holds a
+    gone player's chair ("away"): the table stayed open with nobody at it."""
+    ann, table_id = await ann_at_a_table(server)
+    two = Orders("127.0.0.1", server.port, table_id, 1, "easy", "Easy", 2, 3)
+    bot = asyncio.create_task(run(two, io.StringIO()))
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name == "Easy", TIMEOUT)
+    assert isinstance(await ann.request(Start), Ok)
+    await asyncio.wait_for(play(ann), TIMEOUT * 3)
+    assert isinstance(await ann.request(Leave), Ok)
+    with pytest.raises(BotStopped, match=rf"everyone else left table {table_id}: no game will start"):
+        await asyncio.wait_for(bot, TIMEOUT)
+    await eventually(lambda: server.table(table_id) is None)
+    await ann.close()
+
+
 async def test_what_it_cannot_do_it_says_in_one_sentence(server: Server) -> None:
     ann, table_id = await ann_at_a_table(server, bots=(1, 2, 3))
     with pytest.raises(BotStopped, match=rf"no table 99 \(its tables: {table_id}\)"):
