@@ -10,6 +10,7 @@ from pathlib import Path
 from platformdirs import user_state_dir
 
 from rummy.doors.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS
+from rummy.protocol.address import listen_port
 
 # Where the child clients reach the game server when it listens on every
 # interface: this machine, by loopback.
@@ -43,7 +44,11 @@ def add_door_options(
     SSH"); ``session``: one of its sessions ("an SSH session"); ``player``: its players
     ("SSH players"); ``per_address``: what the per-address limit counts."""
     add(
-        f"--{door}-port", type=int, default=None, metavar="PORT", help=f"also serve the game {served} on PORT"
+        f"--{door}-port",
+        type=listen_port,
+        default=None,
+        metavar="PORT",
+        help=f"also serve the game {served} on PORT",
     )
     add(
         f"--{door}-host",

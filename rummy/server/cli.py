@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import math
 import os
 import signal
 import socket
@@ -20,6 +21,7 @@ from pathlib import Path
 from platformdirs import user_state_dir
 
 from ..doors import add_door_arguments, start_doors
+from ..protocol.address import listen_port
 from ..protocol.messages import DEFAULT_PORT
 from .fdlimit import connection_cap, raise_open_files
 from .listener import Server, start_server
@@ -53,17 +55,42 @@ def _not_negative(text: str) -> int:
     return _whole(text, 0)
 
 
+def _seconds(text: str) -> float:
+    """A time in seconds: a negative one, nan or inf was taken as it was (inf: bots that
+    never move)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value < math.inf:  # (nan fails this too)
+        raise argparse.ArgumentTypeError(f"give seconds from 0 up, not {text}")
+    return value
+
+
+def _per_second(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rummy-server", description="Host Persian Rummy tables for friends.")
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
     p.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)"
+        "--port", type=listen_port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)"
     )
     p.add_argument("--db", type=Path, default=None, help=f"SQLite file (default {default_db()})")
     levels = ["debug", "info", "warning", "error"]
     p.add_argument("--log-level", default="info", choices=levels, help="(default %(default)s)")
     p.add_argument(
-        "--bot-delay", type=float, default=0.8, help="seconds a bot waits before a move (default %(default)g)"
+        "--bot-delay",
+        type=_seconds,
+        default=0.8,
+        help="seconds a bot waits before a move (default %(default)g)",
     )
     p.add_argument(
         "--bot-workers",
@@ -81,32 +108,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--deal-pause",
-        type=float,
+        type=_seconds,
         default=15.0,
         help="seconds between deals unless all ready (default %(default)g)",
     )
     p.add_argument(
-        "--max-connections", type=int, default=5000, help="connections at once in all (default %(default)s)"
+        "--max-connections",
+        type=_at_least_one,
+        default=5000,
+        help="connections at once in all (default %(default)s)",
     )
     p.add_argument(
-        "--max-per-address", type=int, default=64, help="connections from one address (default %(default)s)"
+        "--max-per-address",
+        type=_at_least_one,
+        default=64,
+        help="connections from one address (default %(default)s)",
     )
     p.add_argument(
         "--tables-per-address",
-        type=int,
+        type=_at_least_one,
         default=DEFAULTS.tables_per_address,
         metavar="N",
         help=f"open tables one address may have opened (default {DEFAULTS.tables_per_address})",
     )
     p.add_argument(
         "--hello-timeout",
-        type=float,
+        type=_seconds,
         default=DEFAULTS.hello_timeout,
         help=f"seconds a new connection has to say hello (default {DEFAULTS.hello_timeout:g})",
     )
     p.add_argument(
         "--idle-timeout",
-        type=float,
+        type=_seconds,
         default=DEFAULTS.idle_timeout,
         metavar="SECONDS",
         help="close a connection that is not at a table and sends nothing for this long"
@@ -114,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--keep-deserted",
-        type=float,
+        type=_seconds,
         default=DEFAULTS.keep_deserted,
         metavar="SECONDS",
         help="end a game in play once all its players have been away this long"
@@ -122,12 +155,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--rate",
-        type=float,
+        type=_per_second,
         default=20.0,
         help="requests a second allowed per connection (default %(default)g)",
     )
     p.add_argument(
-        "--burst", type=int, default=60, help="requests allowed at once per connection (default %(default)s)"
+        "--burst",
+        type=_at_least_one,
+        default=60,
+        help="requests allowed at once per connection (default %(default)s)",
     )
     p.add_argument(
         "--sync",
@@ -209,7 +245,10 @@ async def serve(args: argparse.Namespace) -> None:
     except StorageError as error:  # one sentence for the host, not a traceback
         raise SystemExit(f"rummy-server: cannot start: {error}") from None
     except OSError as error:
-        why = os.strerror(error.errno) if error.errno else str(error)
+        if isinstance(error, socket.gaierror):  # (its errno is getaddrinfo's: "Unknown error -2")
+            why = f"no such address ({error.strerror})"
+        else:
+            why = os.strerror(error.errno) if error.errno else str(error)
         raise SystemExit(f"rummy-server: cannot listen on {args.host} port {args.port}: {why}.") from None
     # Garbage collection: under load (500 tables) the default thresholds gave ~5 young
     # collections a second and a full one every ~25 s that stalled every table for up

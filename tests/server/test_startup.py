@@ -18,7 +18,7 @@ import pytest
 
 from rummy.net import Client
 from rummy.protocol import PROTOCOL_VERSION, Hello, Welcome, encode
-from rummy.server import start_server
+from rummy.server import cli, start_server
 from rummy.server.storage import Storage, StorageError
 
 from .game_helpers import FAST, close_all, play, table_of_four
@@ -189,6 +189,44 @@ async def test_a_port_in_use_is_refused_in_one_sentence(tmp_path: Path) -> None:
     assert b"Traceback" not in err
     last = err.decode().strip().splitlines()[-1]
     assert last.startswith("rummy-server: cannot listen") and "in use" in last
+
+
+async def test_an_address_that_is_no_address_is_refused_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--host nohost.invalid``: getaddrinfo's error has its own numbers, and the host
+    read "cannot listen on nohost.invalid port 7325: Unknown error -2."."""
+
+    async def no_such_host(args: object) -> None:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(cli, "start", no_such_host)
+    args = cli.build_parser().parse_args(["--host", "nohost.invalid", "--port", "7325"])
+    with pytest.raises(SystemExit) as info:
+        await cli.serve(args)
+    said = "cannot listen on nohost.invalid port 7325: no such address (Name or service not known)."
+    assert str(info.value) == f"rummy-server: {said}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        # A port out of range reached bind(), whose OverflowError was a traceback.
+        (["--port", "99999"], "argument --port: a port is 0 (any free one) to 65535, not 99999"),
+        (["--port", "-5"], "argument --port: a port is 0 (any free one) to 65535, not -5"),
+        (["--web-port", "70000"], "argument --web-port: a port is 0 (any free one) to 65535, not 70000"),
+        # These were taken as they were: bots that never move, a server that turns everyone away.
+        (["--bot-delay", "inf"], "argument --bot-delay: give seconds from 0 up, not inf"),
+        (["--deal-pause", "nan"], "argument --deal-pause: give seconds from 0 up, not nan"),
+        (["--max-connections", "0"], "argument --max-connections: must be at least 1, not 0"),
+        (["--rate", "0"], "argument --rate: must be more than 0, not 0"),
+    ],
+)
+def test_an_option_out_of_range_is_refused_in_one_sentence(
+    capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        cli.build_parser().parse_args(argv)
+    assert info.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == f"rummy-server: error: {said}"
 
 
 async def test_a_server_on_a_socket_made_before_it_answers_what_was_sent_before_it_started() -> None:
