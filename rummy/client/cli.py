@@ -34,6 +34,7 @@ from rummy.protocol import (
     RecordError,
     decode_record,
     parse_address,
+    replay_record,
     sanitize,
 )
 
@@ -83,15 +84,21 @@ def login_name() -> str:
 
 
 def read_record(path: Path) -> GameRecordWire:
-    """The record in ``path``; ``ValueError`` with a sentence if it cannot be read."""
+    """The record in ``path``; ``ValueError`` with a sentence if it cannot be read, or
+    does not replay to the end it records."""
     try:
         data = path.read_bytes()
     except OSError as error:
         raise ValueError(f"cannot read {path}: {error.strerror or error}") from None
     try:
-        return decode_record(data)
+        record = decode_record(data)
+        # Replayed here too, before Textual starts: a damaged record (a move not legal
+        # where it stands, another result) found by the replay screen ended the app with
+        # its sentence in client-error.log, and "stopped on an unexpected error" said.
+        replay_record(record)
     except RecordError as error:
         raise ValueError(f"{path}: {error}") from None
+    return record
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -269,7 +269,22 @@ def test_rummy_client_replay_refuses_a_file_it_cannot_open(
 ) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "persian-rummy-game", "version": 9}')
-    for path, words in ((bad, "newer than this program reads"), (tmp_path / "none.json", "cannot read")):
+    # Damaged records: these reached the replay screen, whose refusal ended the app as
+    # "stopped on an unexpected error" with the sentence in client-error.log.
+    game = json.loads(SERVER_GAME.read_text())
+    game["moves"][5] = {"type": "pass"}
+    illegal = tmp_path / "illegal.json"
+    illegal.write_text(json.dumps(game))
+    game = json.loads(SERVER_GAME.read_text())
+    game["result"]["totals"] = [1, 2]
+    other_end = tmp_path / "other-end.json"
+    other_end.write_text(json.dumps(game))
+    for path, words in (
+        (bad, "newer than this program reads"),
+        (tmp_path / "none.json", "cannot read"),
+        (illegal, "Move 6 of the record (pass) is not legal there"),
+        (other_end, "The record says the game ended 1 to 2, but it replays to "),
+    ):
         with pytest.raises(SystemExit) as exit_:
             client_main(["--replay", str(path)])
         assert exit_.value.code == 2
