@@ -49,6 +49,7 @@ from .protocol import (
 from .sim import make_player
 
 STARTED_WITHIN = 3.0  # seconds for the lobby to list the table asked for
+LEAVE_WITHIN = 2.0  # seconds for the server to answer a leave when the bot is stopped
 
 
 class BotStopped(Exception):
@@ -216,22 +217,24 @@ async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
     except OSError as error:
         raise BotStopped(f"cannot reach {orders.host}:{orders.port}: {error.strerror or error}") from None
     try:
-        chair, table = await sit(client, orders)
-        who = orders.name if orders.bot in orders.name else f"{orders.name} ({orders.bot})"
-        say(
-            f"{who} sits in chair {chair + 1} of table {orders.table_id} ({table.name}); "
-            "it plays once the table's creator starts the game.",
-            out,
-        )
         try:
+            chair, table = await sit(client, orders)
+            who = orders.name if orders.bot in orders.name else f"{orders.name} ({orders.bot})"
+            say(
+                f"{who} sits in chair {chair + 1} of table {orders.table_id} ({table.name}); "
+                "it plays once the table's creator starts the game.",
+                out,
+            )
             results = await play(client, orders, chair, out)
-        except BotStopped:
-            # It stops of its own accord (everyone else left, a move refused): it leaves
-            # its chair as at the end. Gone without a word, it was held "away" for a token
-            # nobody would bring back, and kept open a table nobody else was at.
+        except (BotStopped, asyncio.CancelledError):
+            # It stops before its games are done, of its own accord (everyone else left, a
+            # move refused) or stopped by its author (ctrl+c, even as its chair is given):
+            # it leaves its chair as at the end. Gone without a word, it was held "away"
+            # for a token nobody would bring back (rummy-bot keeps none): a chair the
+            # table's creator could not free, at a table kept open with nobody else at it.
             if not client.closed:
                 with contextlib.suppress(ConnectionError, TimeoutError):
-                    await client.request(Leave)
+                    await client.request(Leave, timeout=LEAVE_WITHIN)
             raise
         with contextlib.suppress(ConnectionError, TimeoutError):
             await client.request(Leave)

@@ -126,6 +126,20 @@ async def test_left_alone_after_a_game_it_leaves_its_chair_and_the_table_closes(
     await ann.close()
 
 
+async def test_stopped_by_its_author_it_leaves_its_chair_free(server: Server) -> None:
+    """ctrl+c (asyncio.run cancels the run) while the bot waits for the game: its chair
+    is free again for the creator to fill. It was held for the bot, "away", and only a
+    token rummy-bot never keeps could take it back."""
+    ann, table_id = await ann_at_a_table(server)
+    bot = asyncio.create_task(run(orders(server, table_id), io.StringIO()))
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+    bot.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await bot
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is None, TIMEOUT)
+    await ann.close()
+
+
 async def test_what_it_cannot_do_it_says_in_one_sentence(server: Server) -> None:
     ann, table_id = await ann_at_a_table(server, bots=(1, 2, 3))
     with pytest.raises(BotStopped, match=rf"no table 99 \(its tables: {table_id}\)"):
