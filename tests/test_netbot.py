@@ -197,6 +197,18 @@ async def test_a_move_the_rules_refuse_stops_it_with_the_servers_reason(
     await ann.close()
 
 
+def rummy_bot(*options: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``rummy-bot 127.0.0.1:1 --table 1 OPTIONS`` run as its author would (nothing listens
+    on port 1: it stops at the first thing it cannot do)."""
+    return subprocess.run(
+        [sys.executable, "-m", "rummy.netbot", "127.0.0.1:1", "--table", "1", *options],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 def test_the_command_line_reads_its_orders_and_refuses_bad_ones(tmp_path: Path) -> None:
     made = parse_orders(["example.org", "--table", "3", "--chair", "2", "--bot", "hard", "--seed", "5"])
     assert made == Orders("example.org", 7325, 3, 1, "hard", "hard bot", 1, 5)
@@ -205,28 +217,11 @@ def test_the_command_line_reads_its_orders_and_refuses_bad_ones(tmp_path: Path) 
     for bad in (["h:1"], ["h:1", "--table", "1", "--chair", "5"], ["h:1", "--table", "1", "--games", "0"]):
         with pytest.raises(SystemExit):
             parse_orders(bad)
-    run_ = subprocess.run(
-        [sys.executable, "-m", "rummy.netbot", "127.0.0.1:1", "--table", "1", "--bot", "godlike"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run_ = rummy_bot("--bot", "godlike", cwd=tmp_path)
     assert run_.returncode == 2 and "godlike" in run_.stderr
     assert "or MODULE:NAME for your own" in run_.stderr  # as rummy-sim says it
     (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
-    run_ = subprocess.run(  # (it was a traceback)
-        [sys.executable, "-m", "rummy.netbot", "127.0.0.1:1", "--table", "1", "--bot", "my_bots:Aloof"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run_ = rummy_bot("--bot", "my_bots:Aloof", cwd=tmp_path)  # (it was a traceback)
     assert run_.returncode == 2 and "my_bots:Aloof cannot be made with a random.Random: " in run_.stderr
-    run_ = subprocess.run(
-        [sys.executable, "-m", "rummy.netbot", "127.0.0.1:1", "--table", "1"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run_ = rummy_bot()
     assert run_.returncode == 1 and run_.stderr.startswith("rummy-bot: cannot reach 127.0.0.1:1")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from textual.screen import Screen
@@ -58,26 +59,26 @@ TYPING = (*"ab ", "backspace", "escape", "escape", "enter", "tab")  # in a text 
 ASIDE = ("question_mark", "ctrl+p", "h")
 
 
+# Each screen's keys: the first kind that matches (a screen may be a kind of another).
+SCREEN_KEYS: tuple[tuple[type[Screen[Any]] | tuple[type[Screen[Any]], ...], tuple[str, ...]], ...] = (
+    (GameEndScreen, GAME_END),
+    (DealEndScreen, DEAL_END),
+    (ReplayScreen, REPLAY),
+    (HistoryScreen, HISTORY),
+    (NewTableScreen, NEW_TABLE),
+    ((ConfirmScreen, ChooseScreen, NoticeScreen, HelpScreen), DIALOG),
+    (LobbyScreen, LOBBY),
+    (TableScreen, TABLE),
+)
+
+
 def keys_for(screen: Screen[object], focused: object) -> tuple[str, ...]:
     """What a player could press on ``screen``: its own keys."""
     if isinstance(focused, Input):
         return TYPING
-    if isinstance(screen, GameEndScreen):
-        return GAME_END
-    if isinstance(screen, DealEndScreen):
-        return DEAL_END
-    if isinstance(screen, ReplayScreen):
-        return REPLAY
-    if isinstance(screen, HistoryScreen):
-        return HISTORY
-    if isinstance(screen, NewTableScreen):
-        return NEW_TABLE
-    if isinstance(screen, (ConfirmScreen, ChooseScreen, NoticeScreen, HelpScreen)):
-        return DIALOG
-    if isinstance(screen, LobbyScreen):
-        return LOBBY
-    if isinstance(screen, TableScreen):
-        return TABLE
+    for kind, keys in SCREEN_KEYS:
+        if isinstance(screen, kind):
+            return keys
     return ("escape",)  # the command palette, a screen too small
 
 
