@@ -176,8 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def public_address(server: Server) -> str:
-    """The address to give players: when listening on all interfaces, this machine's
+def public_host(server: Server) -> str:
+    """The host to give players: when listening on all interfaces, this machine's
     address on the network (found without sending anything)."""
     host = server.host
     if host in ("0.0.0.0", "::"):
@@ -187,7 +187,14 @@ def public_address(server: Server) -> str:
                 host = probe.getsockname()[0]
         except OSError:
             host = socket.gethostname()
-    return f"{host}:{server.port}"
+    return host
+
+
+def public_address(server: Server) -> str:
+    """``host:port`` as ``rummy-client`` reads it: an IPv6 address in brackets (``--host
+    ::1`` printed ``rummy-client ::1:7325``, which the client took for a host name)."""
+    host = public_host(server)
+    return f"[{host}]:{server.port}" if ":" in host else f"{host}:{server.port}"
 
 
 # The SSH and web doors' clients connect from here; each door applies its own per-address
@@ -269,9 +276,8 @@ async def serve(args: argparse.Namespace) -> None:
         f" players join with: rummy-client {public_address(server)}",
         flush=True,
     )
-    public_host = public_address(server).rpartition(":")[0]
     try:
-        doors = await start_doors(args, server.host, server.port, public_host)
+        doors = await start_doors(args, server.host, server.port, public_host(server))
     except SystemExit:
         await server.close()
         raise

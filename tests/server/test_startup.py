@@ -13,11 +13,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from rummy.net import Client
 from rummy.protocol import PROTOCOL_VERSION, Hello, Welcome, encode
+from rummy.protocol.address import parse_address
 from rummy.server import cli, start_server
 from rummy.server.storage import Storage, StorageError
 
@@ -227,6 +229,18 @@ def test_an_option_out_of_range_is_refused_in_one_sentence(
         cli.build_parser().parse_args(argv)
     assert info.value.code == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == f"rummy-server: error: {said}"
+
+
+@pytest.mark.parametrize(
+    ("host", "told"), [("127.0.0.1", "127.0.0.1:7400"), ("::1", "[::1]:7400"), ("fe80::1", "[fe80::1]:7400")]
+)
+def test_the_address_players_are_told_is_one_the_client_reads(host: str, told: str) -> None:
+    """``--host ::1`` printed "players join with: rummy-client ::1:7400", which the client
+    took for a host named "::1:7400" on the default port ("Cannot reach ::1:7400:7325")."""
+    server = SimpleNamespace(host=host, port=7400)
+    assert cli.public_address(server) == told
+    assert parse_address(told) == (host, 7400)
+    assert cli.public_host(server) == host  # what the doors are given, bare
 
 
 async def test_a_server_on_a_socket_made_before_it_answers_what_was_sent_before_it_started() -> None:
