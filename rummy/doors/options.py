@@ -4,6 +4,7 @@ state lives, and how a door's clients reach the game server."""
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +21,29 @@ _LOOPBACK = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}
 def default_state_dir() -> Path:
     """The server's state directory (where its default database lives too)."""
     return Path(user_state_dir("rummy"))
+
+
+def seconds_or_never(text: str) -> float:
+    """An idle timeout: seconds from 0 (never) up. A negative one was taken for never,
+    and nan or inf were taken as they were."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value < math.inf:  # (nan fails this too)
+        raise argparse.ArgumentTypeError(f"give seconds from 0 (never) up, not {text}")
+    return value
+
+
+def at_least_one(text: str) -> int:
+    """A cap on sessions or connections: 0 or less was quietly taken for 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def game_address(host: str, port: int) -> str:
@@ -58,7 +82,7 @@ def add_door_options(
     )
     add(
         f"--{door}-idle-timeout",
-        type=float,
+        type=seconds_or_never,
         default=DEFAULT_IDLE_TIMEOUT,
         metavar="SECONDS",
         help=f"close {session} after this long without a key pressed (0: never; "
@@ -66,14 +90,14 @@ def add_door_options(
     )
     add(
         f"--{door}-max-per-address",
-        type=int,
+        type=at_least_one,
         default=DEFAULT_MAX_PER_ADDRESS,
         metavar="N",
         help=f"{per_address} allowed at once from one address (default {DEFAULT_MAX_PER_ADDRESS})",
     )
     add(
         f"--{door}-max-sessions",
-        type=int,
+        type=at_least_one,
         default=max_sessions,
         metavar="N",
         help=f"{player} at once in all, each a client process (default {max_sessions})",

@@ -220,6 +220,18 @@ async def test_an_address_that_is_no_address_is_refused_in_words(monkeypatch: py
         (["--deal-pause", "nan"], "argument --deal-pause: give seconds from 0 up, not nan"),
         (["--max-connections", "0"], "argument --max-connections: must be at least 1, not 0"),
         (["--rate", "0"], "argument --rate: must be more than 0, not 0"),
+        # The doors' were too: a cap of 0 or less let one player in, and a negative one
+        # also lowered the game server's cap on loopback, where the doors' clients connect
+        # from ("Your address has -36 connections open already"); a negative timeout was never.
+        (["--ssh-max-sessions", "-100"], "argument --ssh-max-sessions: must be at least 1, not -100"),
+        (["--web-max-sessions", "0"], "argument --web-max-sessions: must be at least 1, not 0"),
+        (["--ssh-max-per-address", "0"], "argument --ssh-max-per-address: must be at least 1, not 0"),
+        (["--ssh-max-startups", "0"], "argument --ssh-max-startups: must be at least 1, not 0"),
+        (["--ssh-idle-timeout", "-5"], "argument --ssh-idle-timeout: give seconds from 0 (never) up, not -5"),
+        (
+            ["--web-idle-timeout", "nan"],
+            "argument --web-idle-timeout: give seconds from 0 (never) up, not nan",
+        ),
     ],
 )
 def test_an_option_out_of_range_is_refused_in_one_sentence(

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rummy.doors.options import add_door_options, default_state_dir, game_address
+from rummy.doors.options import add_door_options, at_least_one, default_state_dir, game_address
 from rummy.doors.ssh.limits import DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STARTUPS
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def add_ssh_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--ssh-max-startups",
-        type=int,
+        type=at_least_one,
         default=DEFAULT_MAX_STARTUPS,
         metavar="N",
         help=f"SSH connections still logging in, at once in all (default {DEFAULT_MAX_STARTUPS})",
