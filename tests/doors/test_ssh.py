@@ -13,6 +13,7 @@ import hashlib
 import logging
 import os
 import re
+import socket
 import stat
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -27,6 +28,7 @@ from rummy.doors.ssh.cli import start_ssh_from_args
 from rummy.doors.ssh.limits import MAX_SESSIONS_PER_CONNECTION
 from rummy.doors.ssh.server import IDLE_NOTICE, SHUTDOWN_NOTICE, SSHGameServer
 from rummy.doors.ssh.session import TERMINAL_RESET
+from rummy.doors.wording import ListenError
 from rummy.protocol import NAME_LIMIT
 from rummy.server import start_server
 from rummy.server.cli import build_parser
@@ -688,6 +690,24 @@ async def test_cli_refuses_a_missing_host_key_or_authorized_keys_file(tmp_path: 
         args = parser.parse_args(["--ssh-port", "0", flag, str(tmp_path / "nope")])
         with pytest.raises(SystemExit, match="cannot serve SSH"):
             await start_ssh_from_args(args, "127.0.0.1", 7325, "host", state_dir=tmp_path)
+
+
+async def test_cli_refuses_a_port_in_use_or_no_such_address_in_words(tmp_path: Path) -> None:
+    """The door said "[Errno 98] error while attempting to bind on address ('127.0.0.1',
+    2222): address already in use", and for a --ssh-host that is no address "[Errno -2]
+    Name or service not known", naming neither the address nor the port."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        args = build_parser().parse_args(["--host", "127.0.0.1", "--ssh-port", str(port)])
+        with pytest.raises(SystemExit) as info:
+            await start_ssh_from_args(
+                args, "127.0.0.1", 7325, "host", state_dir=tmp_path, client_argv=standin()
+            )
+    said = f"cannot listen on 127.0.0.1 port {port}: Address already in use."
+    assert str(info.value) == f"rummy-server: cannot serve SSH: {said}"
+    no_host = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+    said = "cannot listen on nohost.invalid port 2222: no such address (Name or service not known)."
+    assert str(ListenError.of("nohost.invalid", 2222, no_host)) == said
 
 
 async def test_rummy_server_command_serves_ssh_and_stops_cleanly(

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import socket
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -549,6 +550,20 @@ async def test_rummy_server_options_start_the_web_door(
     finally:
         await srv.close()
     assert await start_web_from_args(build_parser().parse_args([]), "0.0.0.0", 7325, "h") is None
+
+
+async def test_rummy_server_refuses_a_web_port_in_use_in_words(tmp_path: Path) -> None:
+    """It said "[Errno 98] error while attempting to bind on address ('127.0.0.1', 8080):
+    address already in use"; now as rummy-server says it of its own port."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        args = build_parser().parse_args(["--web-port", str(port), "--web-host", "127.0.0.1"])
+        with pytest.raises(SystemExit) as info:
+            await start_web_from_args(
+                args, "127.0.0.1", 7325, "h", state_dir=tmp_path, client_command=standin()
+            )
+    said = f"cannot listen on 127.0.0.1 port {port}: Address already in use."
+    assert str(info.value) == f"rummy-server: cannot serve the web: {said}"
 
 
 async def test_new_sessions_from_one_address_are_rate_limited(

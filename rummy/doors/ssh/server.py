@@ -31,7 +31,7 @@ from rummy.doors.ssh.limits import (
     MAX_SESSIONS_PER_CONNECTION,
 )
 from rummy.doors.ssh.session import FULL_REFUSAL, GameSession, Refusal, SessionSettings
-from rummy.doors.wording import duration
+from rummy.doors.wording import ListenError, duration
 
 log = logging.getLogger(__name__)
 
@@ -366,8 +366,10 @@ async def start_ssh_server(
     factory: Callable[[], GameSSHConnection] = lambda: GameSSHConnection(shared)  # noqa: E731
     try:
         acceptor = await _listen(factory, host, port, host_key, login_timeout)
-    except BaseException:
+    except BaseException as error:
         await forker.close()
+        if isinstance(error, OSError):
+            raise ListenError.of(host or "", port, error) from error
         raise
     server = SSHGameServer(acceptor, shared, host_key)
     log.info(

@@ -49,6 +49,7 @@ from rummy.doors.web.limits import (
     SESSION_START_RATE,
 )
 from rummy.doors.web.session import CLOSE_REPLACED, BrowserSession
+from rummy.doors.wording import ListenError
 from rummy.protocol import NAME_LIMIT
 from rummy.protocol.ratelimit import TokenBucket
 
@@ -406,8 +407,10 @@ async def start_web_server(
     )
     try:
         await server.start(host or "", port)
-    except BaseException:
+    except BaseException as error:
         await forker.close()
+        if isinstance(error, OSError):
+            raise ListenError.of(host or "", port, error) from error
         raise
     log.info("web on port %d, game at %s", server.port, game_address)
     return server
