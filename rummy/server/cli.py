@@ -16,7 +16,9 @@ import os
 import signal
 import socket
 import sys
+import weakref
 from pathlib import Path
+from typing import BinaryIO
 
 from platformdirs import user_state_dir
 
@@ -29,12 +31,40 @@ from .logguard import Throttled, guard_loop
 from .options import ServerOptions
 from .storage import StorageError
 
+try:
+    import fcntl
+except ImportError:  # not on Windows: no lock there
+    fcntl = None  # type: ignore[assignment]
+
 log = logging.getLogger("rummy.server")
 DEFAULTS = ServerOptions()
 
 
 def default_db() -> Path:
     return Path(user_state_dir("rummy")) / "server.db"
+
+
+def lock_database(db: Path) -> BinaryIO | None:
+    """Keep other rummy-servers off ``db`` while this one runs (the lock is the open file
+    returned, ``DB.lock`` beside it, released when it is closed or the process ends).
+    SQLite let a second server open the file: both restored the same games, and the one
+    whose players were elsewhere closed their table as deserted. None where no lock can
+    be taken (no ``fcntl``, or a place the storage will refuse in its own words)."""
+    if fcntl is None or db.is_dir():
+        return None
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+        lock = open(f"{db}.lock", "ab")  # noqa: SIM115 (held while the server runs)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise StorageError(
+            f"{db} is in use by another rummy-server (stop it, or give this one another --db)."
+        ) from None
+    return lock
 
 
 def _whole(text: str, least: int) -> int:
@@ -220,27 +250,37 @@ async def start(args: argparse.Namespace) -> Server:
             args.max_connections,
             open_files,
         )
-    return await start_server(
-        args.host,
-        args.port,
-        args.db or default_db(),
-        bot_delay=args.bot_delay,
-        bot_workers=args.bot_workers,
-        hard_bot_iterations=args.hard_bot_iterations,
-        deal_pause=args.deal_pause,
-        max_connections=max_connections,
-        max_per_address=args.max_per_address,
-        tables_per_address=args.tables_per_address,
-        keep_deserted=args.keep_deserted,
-        idle_timeout=args.idle_timeout,
-        hello_timeout=args.hello_timeout,
-        shared_addresses=LOOPBACK if (args.ssh_port, args.web_port) != (None, None) else frozenset(),
-        shared_people=(args.ssh_max_sessions if args.ssh_port is not None else 0)
-        + (args.web_max_sessions if args.web_port is not None else 0),
-        rate=args.rate,
-        burst=args.burst,
-        sync=args.sync,
-    )
+    db = args.db or default_db()
+    lock = lock_database(db)
+    try:
+        server = await start_server(
+            args.host,
+            args.port,
+            db,
+            bot_delay=args.bot_delay,
+            bot_workers=args.bot_workers,
+            hard_bot_iterations=args.hard_bot_iterations,
+            deal_pause=args.deal_pause,
+            max_connections=max_connections,
+            max_per_address=args.max_per_address,
+            tables_per_address=args.tables_per_address,
+            keep_deserted=args.keep_deserted,
+            idle_timeout=args.idle_timeout,
+            hello_timeout=args.hello_timeout,
+            shared_addresses=LOOPBACK if (args.ssh_port, args.web_port) != (None, None) else frozenset(),
+            shared_people=(args.ssh_max_sessions if args.ssh_port is not None else 0)
+            + (args.web_max_sessions if args.web_port is not None else 0),
+            rate=args.rate,
+            burst=args.burst,
+            sync=args.sync,
+        )
+    except BaseException:
+        if lock is not None:
+            lock.close()
+        raise
+    if lock is not None:
+        weakref.finalize(server, lock.close)  # held as long as the server
+    return server
 
 
 async def serve(args: argparse.Namespace) -> None:

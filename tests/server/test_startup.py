@@ -176,6 +176,33 @@ def test_storage_says_why_it_cannot_open(tmp_path: Path) -> None:
         Storage(db)
 
 
+async def test_a_database_another_server_serves_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    """A second rummy-server on the same --db (two on their own ports, both on the default
+    database) was let in: both restored the same games, and the one whose players were
+    elsewhere closed their table as deserted under the other one's players."""
+    db = tmp_path / "rummy.db"
+
+    async def first() -> asyncio.subprocess.Process:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "rummy.server.cli", "--host", "127.0.0.1", "--port", "0", "--db", str(db),
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert proc.stdout is not None
+        assert b"listening on" in await asyncio.wait_for(proc.stdout.readline(), 30)
+        return proc
+
+    proc = await first()
+    try:
+        second = await asyncio.to_thread(_serve, db)
+    finally:
+        proc.terminate()
+        await proc.wait()
+    _assert_refused_in_one_sentence(second, db, "is in use by another rummy-server")
+    proc = await first()  # once the first has stopped, the database is free again
+    proc.terminate()
+    await proc.wait()
+
+
 async def test_a_port_in_use_is_refused_in_one_sentence(tmp_path: Path) -> None:
     server = await start_server(**FAST)
     try:
