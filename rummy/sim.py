@@ -44,6 +44,7 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
+from .cli_values import at_least_one, not_negative
 from .engine import SEAT_NAMES, Game, GameRecord, IllegalMove, Move, move_text, team_seats, view_for
 from .engine.bots import BOT_NAMES, LEVELS, Bot, Budget, make_bot
 from .protocol.record import RecordPlayer, encode_record_file, record_of_game
@@ -437,25 +438,6 @@ def report(result: SimResult) -> str:
     return "\n".join(lines)
 
 
-def _whole_number(text: str, minimum: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < minimum:
-        least = "must not be negative" if minimum == 0 else f"must be at least {minimum}"
-        raise argparse.ArgumentTypeError(f"{least}, not {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    return _whole_number(text, 1)
-
-
-def _seed(text: str) -> int:
-    return _whole_number(text, 0)
-
-
 def _bots(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",")]
     if len(names) not in (1, 2, 4):
@@ -478,9 +460,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rummy-sim",
         description="Play Persian Rummy games between bots, headless, and report the results.",
     )
-    parser.add_argument("--games", type=_positive, default=100, help="number of games (default 100)")
+    parser.add_argument("--games", type=at_least_one, default=100, help="number of games (default 100)")
     parser.add_argument(
-        "--seed", type=_seed, default=None, help="seed of the whole run (default: a random one, printed)"
+        "--seed",
+        type=not_negative,
+        default=None,
+        help="seed of the whole run (default: a random one, printed)",
     )
     parser.add_argument(
         "--bots",
@@ -491,11 +476,11 @@ def build_parser() -> argparse.ArgumentParser:
         " or MODULE:NAME, a bot of your own (NAME called with a random.Random)",
     )
     parser.add_argument(
-        "--jobs", type=_positive, default=1, help="play on this many processes (same results; default 1)"
+        "--jobs", type=at_least_one, default=1, help="play on this many processes (same results; default 1)"
     )
     parser.add_argument(
         "--iterations",
-        type=_positive,
+        type=at_least_one,
         default=None,
         help="search iterations per decision of the expert bot (default: its own budget)",
     )

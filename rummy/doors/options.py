@@ -4,14 +4,13 @@ state lives, and how a door's clients reach the game server."""
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable
 from pathlib import Path
 
 from platformdirs import user_state_dir
 
+from rummy.cli_values import at_least_one, listen_port, seconds_or_never
 from rummy.doors.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS
-from rummy.protocol.address import listen_port
 
 # Where the child clients reach the game server when it listens on every
 # interface: this machine, by loopback.
@@ -21,29 +20,6 @@ _LOOPBACK = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}
 def default_state_dir() -> Path:
     """The server's state directory (where its default database lives too)."""
     return Path(user_state_dir("rummy"))
-
-
-def seconds_or_never(text: str) -> float:
-    """An idle timeout: seconds from 0 (never) up. A negative one was taken for never,
-    and nan or inf were taken as they were."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value < math.inf:  # (nan fails this too)
-        raise argparse.ArgumentTypeError(f"give seconds from 0 (never) up, not {text}")
-    return value
-
-
-def at_least_one(text: str) -> int:
-    """A cap on sessions or connections: 0 or less was quietly taken for 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def game_address(host: str, port: int) -> str:

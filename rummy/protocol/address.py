@@ -3,8 +3,6 @@ or ``[v6 address]:port``. The client and ``rummy-bot`` read their HOST:PORT with
 
 from __future__ import annotations
 
-import argparse
-
 from .messages import DEFAULT_PORT
 
 
@@ -25,16 +23,3 @@ def parse_address(text: str) -> tuple[str, int]:
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         raise ValueError(f"{port_text!r} is not a port number (1 to 65535)")
     return host, int(port_text)
-
-
-def listen_port(text: str) -> int:
-    """``rummy-server``'s ``--port`` (and its doors' ports) as argparse reads it: 0 (any
-    free port) to 65535. A port out of that range reached ``bind()``, whose
-    OverflowError ended the server with a traceback."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 (any free one) to 65535, not {port}")
-    return port

@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import gc
 import logging
-import math
 import os
 import signal
 import socket
@@ -22,8 +21,8 @@ from typing import BinaryIO
 
 from platformdirs import user_state_dir
 
+from ..cli_values import at_least_one, listen_port, not_negative, per_second, seconds
 from ..doors import add_door_arguments, start_doors
-from ..protocol.address import listen_port
 from ..protocol.messages import DEFAULT_PORT
 from .fdlimit import connection_cap, raise_open_files
 from .listener import Server, start_server
@@ -67,46 +66,6 @@ def lock_database(db: Path) -> BinaryIO | None:
     return lock
 
 
-def _whole(text: str, least: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"must be at least {least}, not {value}")
-    return value
-
-
-def _at_least_one(text: str) -> int:
-    return _whole(text, 1)
-
-
-def _not_negative(text: str) -> int:
-    return _whole(text, 0)
-
-
-def _seconds(text: str) -> float:
-    """A time in seconds: a negative one, nan or inf was taken as it was (inf: bots that
-    never move)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value < math.inf:  # (nan fails this too)
-        raise argparse.ArgumentTypeError(f"give seconds from 0 up, not {text}")
-    return value
-
-
-def _per_second(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rummy-server", description="Host Persian Rummy tables for friends.")
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
@@ -118,58 +77,58 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-level", default="info", choices=levels, help="(default %(default)s)")
     p.add_argument(
         "--bot-delay",
-        type=_seconds,
+        type=seconds,
         default=0.8,
         help="seconds a bot waits before a move (default %(default)g)",
     )
     p.add_argument(
         "--bot-workers",
-        type=_not_negative,
+        type=not_negative,
         default=1,
         help="processes in which hard bots think (default 1; more on a machine with cores to spare;"
         " 0 thinks on the event loop, stalling every table: only to measure what the pool saves)",
     )
     p.add_argument(
         "--hard-bot-iterations",
-        type=_at_least_one,
+        type=at_least_one,
         default=None,
         help="search iterations of a hard bot's move (default: the expert's own: a median of"
         " about 40 ms a move and a p99 of 0.2 s on a 2-core machine, as rummy-sim --bots hard prints)",
     )
     p.add_argument(
         "--deal-pause",
-        type=_seconds,
+        type=seconds,
         default=15.0,
         help="seconds between deals unless all ready (default %(default)g)",
     )
     p.add_argument(
         "--max-connections",
-        type=_at_least_one,
+        type=at_least_one,
         default=5000,
         help="connections at once in all (default %(default)s)",
     )
     p.add_argument(
         "--max-per-address",
-        type=_at_least_one,
+        type=at_least_one,
         default=64,
         help="connections from one address (default %(default)s)",
     )
     p.add_argument(
         "--tables-per-address",
-        type=_at_least_one,
+        type=at_least_one,
         default=DEFAULTS.tables_per_address,
         metavar="N",
         help=f"open tables one address may have opened (default {DEFAULTS.tables_per_address})",
     )
     p.add_argument(
         "--hello-timeout",
-        type=_seconds,
+        type=seconds,
         default=DEFAULTS.hello_timeout,
         help=f"seconds a new connection has to say hello (default {DEFAULTS.hello_timeout:g})",
     )
     p.add_argument(
         "--idle-timeout",
-        type=_seconds,
+        type=seconds,
         default=DEFAULTS.idle_timeout,
         metavar="SECONDS",
         help="close a connection that is not at a table and sends nothing for this long"
@@ -177,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--keep-deserted",
-        type=_seconds,
+        type=seconds,
         default=DEFAULTS.keep_deserted,
         metavar="SECONDS",
         help="end a game in play once all its players have been away this long"
@@ -185,13 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--rate",
-        type=_per_second,
+        type=per_second,
         default=20.0,
         help="requests a second allowed per connection (default %(default)g)",
     )
     p.add_argument(
         "--burst",
-        type=_at_least_one,
+        type=at_least_one,
         default=60,
         help="requests allowed at once per connection (default %(default)s)",
     )

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rummy.doors.options import add_door_options, at_least_one, default_state_dir, game_address
+from rummy.cli_values import at_least_one
+from rummy.doors.options import add_door_options, default_state_dir, game_address
 from rummy.doors.ssh.limits import DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STARTUPS
 
 if TYPE_CHECKING:
