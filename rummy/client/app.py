@@ -61,6 +61,7 @@ from rummy.protocol import (
     Watch,
     Watching,
     Welcome,
+    address_text,
     event_from_wire,
     move_to_wire,
     view_from_wire,
@@ -209,7 +210,7 @@ class RummyApp(App[None]):
             from .screens.lobby import LobbyScreen  # the local game needs no lobby (nor its import)
 
             self.lobby = LobbyScreen(
-                self.session, player_name, "" if address is None else f"{address[0]}:{address[1]}"
+                self.session, player_name, "" if address is None else address_text(*address)
             )
         self.table_screen: TableScreen | None = None
         self.move_request: int | None = None

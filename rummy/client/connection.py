@@ -28,6 +28,7 @@ from rummy.protocol import (
     Pong,
     ProtocolError,
     ServerMessage,
+    address_text,
     encode,
 )
 from rummy.protocol import errors as codes
@@ -108,7 +109,7 @@ class Connection:
 
     @property
     def address(self) -> str:
-        return f"{self.host}:{self.port}"
+        return address_text(self.host, self.port)
 
     def request(self, kind: type[ClientMessage], **fields: Any) -> int | None:
         """Send a request of type ``kind`` (``kind(id=..., **fields)``); returns its id,

@@ -11,6 +11,7 @@ from platformdirs import user_state_dir
 
 from rummy.cli_values import at_least_one, listen_port, seconds_or_never
 from rummy.doors.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS
+from rummy.protocol.address import address_text
 
 # Where the child clients reach the game server when it listens on every
 # interface: this machine, by loopback.
@@ -24,8 +25,7 @@ def default_state_dir() -> Path:
 
 def game_address(host: str, port: int) -> str:
     """``HOST:PORT`` for a client on this machine to reach the game server."""
-    host = _LOOPBACK.get(host, host)
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return address_text(_LOOPBACK.get(host, host), port)
 
 
 def add_door_options(

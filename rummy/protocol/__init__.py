@@ -6,7 +6,7 @@ Bytes in -> messages out (``FrameDecoder.feed``), messages in -> bytes out
 """
 
 from . import errors
-from .address import parse_address
+from .address import address_text, parse_address
 from .codec import (
     MAX_CLIENT_FRAME,
     MAX_SERVER_FRAME,
@@ -152,6 +152,7 @@ __all__ = [
     "Watch",
     "Watching",
     "Welcome",
+    "address_text",
     "client_decoder",
     "decode_record",
     "encode",

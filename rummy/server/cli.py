@@ -23,6 +23,7 @@ from platformdirs import user_state_dir
 
 from ..cli_values import at_least_one, listen_port, not_negative, per_second, seconds
 from ..doors import add_door_arguments, start_doors
+from ..protocol.address import address_text
 from ..protocol.messages import DEFAULT_PORT
 from .fdlimit import connection_cap, raise_open_files
 from .listener import Server, start_server
@@ -182,8 +183,7 @@ def public_host(server: Server) -> str:
 def public_address(server: Server) -> str:
     """``host:port`` as ``rummy-client`` reads it: an IPv6 address in brackets (``--host
     ::1`` printed ``rummy-client ::1:7325``, which the client took for a host name)."""
-    host = public_host(server)
-    return f"[{host}]:{server.port}" if ":" in host else f"{host}:{server.port}"
+    return address_text(public_host(server), server.port)
 
 
 # The SSH and web doors' clients connect from here; each door applies its own per-address

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol import errors as E
+from ..protocol.address import address_text
 from ..protocol.codec import encode
 from ..protocol.messages import Error
 from .fdlimit import BACKLOG
@@ -78,8 +79,7 @@ class Server:
 
     @property
     def address(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{host}:{self.port}"
+        return address_text(self.host, self.port)
 
     async def listen(self, host: str, port: int, sock: socket.socket | None = None) -> None:
         loop = asyncio.get_running_loop()

@@ -42,7 +42,10 @@ class RecordingConnection:
 
 def offline_app(**kw: Any) -> tuple[RummyApp, RecordingConnection]:
     app = RummyApp(
-        player_name=kw.pop("player_name", "Ann"), address=("example.org", 7325), connect=False, **kw
+        player_name=kw.pop("player_name", "Ann"),
+        address=kw.pop("address", ("example.org", 7325)),
+        connect=False,
+        **kw,
     )
     recorder = RecordingConnection()
     app.connection = recorder  # type: ignore[assignment]

@@ -138,6 +138,16 @@ async def test_the_lobby_title_says_where_however_long_the_name() -> None:
         assert title.rstrip().endswith("at example.org:7325")
 
 
+async def test_the_lobby_title_writes_an_ipv6_server_as_the_client_reads_it() -> None:
+    """``[::1]:7400``, as ``rummy-client`` takes it: "at ::1:7400" read back is a host
+    named "::1:7400" on the default port."""
+    app, _ = offline_app(address=("::1", 7400))
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Lobby(tables=[]))
+        await pilot.pause()
+        assert screen_text(app).splitlines()[0].rstrip().endswith("at [::1]:7400")
+
+
 async def test_quitting_a_servers_game_says_the_seat_is_kept() -> None:
     """q mid-game at a server's table asks first, and says the seat is held for a
     player who comes back the same way (the local game's words are its own)."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from rummy.doors.options import add_door_options, default_state_dir, game_address
 from rummy.doors.web.limits import DEFAULT_MAX_SESSIONS
+from rummy.protocol.address import address_text
 
 if TYPE_CHECKING:
     from rummy.doors.client_env import ClientCommand
@@ -74,10 +75,10 @@ async def start_web_from_args(
     # Listening on every address: the machine's own on the network; else the one bound
     # (behind a proxy that is loopback, and the proxy's address is the one to give).
     host = public_host if server.host in ("", "0.0.0.0", "::") else server.host
-    host = f"[{host}]" if ":" in host else host
     via = " through your reverse proxy" if args.web_behind_proxy else ""
+    page = f"http://{address_text(host, server.port)}/"
     print(
-        f"rummy-server web on port {server.port}; players open: http://{host}:{server.port}/{via}",
+        f"rummy-server web on port {server.port}; players open: {page}{via}",
         file=sys.stdout,
         flush=True,
     )
