@@ -1,5 +1,5 @@
 """The numbers a command line takes (``rummy-server``, its doors, ``rummy-sim``), as
-argparse types.
+argparse types, and the sentence said when the port given cannot be had.
 
 Each refuses a value out of its range in one sentence, which argparse prints after the
 option's name. A bare ``int`` or ``float`` took any: a port past 65535 reached
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import socket
 
 
 def whole(text: str, least: int) -> int:
@@ -75,3 +77,14 @@ def listen_port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0 (any free one) to 65535, not {port}")
     return port
+
+
+def cannot_listen(host: str, port: int, error: OSError) -> str:
+    """``cannot listen on HOST port PORT: Address already in use.``: the one sentence
+    the game server and its doors say (asyncio's own named no port, and getaddrinfo's
+    errno is its own: ``os.strerror`` of it said "Unknown error -2")."""
+    if isinstance(error, socket.gaierror):
+        why = f"no such address ({error.strerror})"
+    else:
+        why = os.strerror(error.errno) if error.errno else str(error)
+    return f"cannot listen on {host or 'every address'} port {port}: {why}."

@@ -42,6 +42,7 @@ from .protocol import (
     Sit,
     TableInfo,
     Welcome,
+    address_text,
     errors,
     parse_address,
     sanitize,
@@ -215,7 +216,8 @@ async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
     try:
         client = await Client.connect(orders.host, orders.port)
     except OSError as error:
-        raise BotStopped(f"cannot reach {orders.host}:{orders.port}: {error.strerror or error}") from None
+        where = address_text(orders.host, orders.port)
+        raise BotStopped(f"cannot reach {where}: {error.strerror or error}") from None
     try:
         try:
             chair, table = await sit(client, orders)

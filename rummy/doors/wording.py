@@ -3,9 +3,9 @@ client ended, why a door could not listen."""
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
+
+from rummy.cli_values import cannot_listen
 
 
 def duration(seconds: float) -> str:
@@ -32,15 +32,10 @@ class ListenError(OSError):
 
     @classmethod
     def of(cls, host: str, port: int, error: OSError) -> ListenError:
-        """``cannot listen on HOST port PORT: Address already in use.``, as rummy-server
-        says it of its own port (asyncio's message was "[Errno 98] error while attempting
-        to bind on address ('127.0.0.1', 7325): address already in use", and
-        getaddrinfo's "[Errno -2] Name or service not known", naming no address)."""
-        if isinstance(error, socket.gaierror):  # (its errno is getaddrinfo's own)
-            why = f"no such address ({error.strerror})"
-        else:
-            why = os.strerror(error.errno) if error.errno else str(error)
-        return cls(error.errno, f"cannot listen on {host or 'every address'} port {port}: {why}.")
+        """Said as rummy-server says it of its own port (asyncio's message was "[Errno
+        98] error while attempting to bind on address ('127.0.0.1', 7325): address
+        already in use", and getaddrinfo's "[Errno -2] Name or service not known")."""
+        return cls(error.errno, cannot_listen(host, port, error))
 
     def __str__(self) -> str:
         return str(self.strerror)

@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import gc
 import logging
-import os
 import signal
 import socket
 import sys
@@ -21,7 +20,7 @@ from typing import BinaryIO
 
 from platformdirs import user_state_dir
 
-from ..cli_values import at_least_one, listen_port, not_negative, per_second, seconds
+from ..cli_values import at_least_one, cannot_listen, listen_port, not_negative, per_second, seconds
 from ..doors import add_door_arguments, start_doors
 from ..protocol.address import address_text
 from ..protocol.messages import DEFAULT_PORT
@@ -251,11 +250,7 @@ async def serve(args: argparse.Namespace) -> None:
     except StorageError as error:  # one sentence for the host, not a traceback
         raise SystemExit(f"rummy-server: cannot start: {error}") from None
     except OSError as error:
-        if isinstance(error, socket.gaierror):  # (its errno is getaddrinfo's: "Unknown error -2")
-            why = f"no such address ({error.strerror})"
-        else:
-            why = os.strerror(error.errno) if error.errno else str(error)
-        raise SystemExit(f"rummy-server: cannot listen on {args.host} port {args.port}: {why}.") from None
+        raise SystemExit(f"rummy-server: {cannot_listen(args.host, args.port, error)}") from None
     # Garbage collection: under load (500 tables) the default thresholds gave ~5 young
     # collections a second and a full one every ~25 s that stalled every table for up
     # to 140 ms. Little of what the server allocates is cyclic garbage (at 2,000 tables
