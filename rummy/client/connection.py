@@ -28,6 +28,7 @@ from rummy.protocol import (
     Pong,
     ProtocolError,
     ServerMessage,
+    Welcome,
     address_text,
     encode,
 )
@@ -37,10 +38,14 @@ from .local import Early, Request
 
 FIRST_PAUSE = 0.5
 LONGEST_PAUSE = 10.0
-# The server closes a connection that is not at a table and sends nothing for 15
-# minutes (its idle timeout): a player reading the lobby that long is still here,
-# so the client says so now and then.
+# The server closes a connection that is not at a table and sends nothing for its
+# idle timeout (15 minutes unless its host chose otherwise): a player reading the
+# lobby that long is still here, so the client says so now and then. The welcome
+# says the server's timeout; the client pings at a third of it, at most this seldom
+# (a server that does not say is taken to keep the default) and at least this often
+# (a server that says 0 is not pinged in a busy loop).
 KEEPALIVE = 240.0
+KEEPALIVE_FLOOR = 0.5
 # Fatal errors after which trying again cannot help: say so and stop.
 FINAL = {codes.VERSION, codes.REPLACED, codes.BAD_NAME}
 
@@ -54,6 +59,13 @@ def why_not(error: OSError) -> str:
     if isinstance(error, TimeoutError):
         return "no answer"
     return error.strerror or type(error).__name__
+
+
+def keepalive_every(idle_timeout: float | None) -> float:
+    """Seconds between pings for a server whose welcome said ``idle_timeout``."""
+    if idle_timeout is None:
+        return KEEPALIVE
+    return max(KEEPALIVE_FLOOR, min(KEEPALIVE, idle_timeout / 3))
 
 
 class ServerSaid(Message):
@@ -106,6 +118,7 @@ class Connection:
         self._ids = itertools.count(1 + max((m.id or 0 for m in early.sent), default=0) if early else 1)
         self._pending: dict[int, type[ClientMessage]] = {}
         self._early = early
+        self._keepalive: asyncio.Task[None] | None = None
 
     @property
     def address(self) -> str:
@@ -160,7 +173,7 @@ class Connection:
         self._writer = writer
         self._pending.clear()
         final: str | None = None
-        keepalive = asyncio.ensure_future(self._keep_alive())
+        self._keep_alive_every(KEEPALIVE)  # until the welcome says the server's pace
         try:
             if sent is not None:
                 self._pending.update((m.id, type(m)) for m in sent if m.id is not None)
@@ -180,15 +193,23 @@ class Connection:
         except (OSError, ConnectionError):
             pass
         finally:
-            keepalive.cancel()
+            if self._keepalive is not None:
+                self._keepalive.cancel()
+                self._keepalive = None
             self.connected = False
             self._writer = None
             writer.close()
         return final
 
-    async def _keep_alive(self) -> None:
+    def _keep_alive_every(self, seconds: float) -> None:
+        """Ping the server every ``seconds`` from now on (this connection's pinger anew)."""
+        if self._keepalive is not None:
+            self._keepalive.cancel()
+        self._keepalive = asyncio.ensure_future(self._keep_alive(seconds))
+
+    async def _keep_alive(self, seconds: float) -> None:
         while True:
-            await asyncio.sleep(KEEPALIVE)
+            await asyncio.sleep(seconds)
             self.request(Ping)
 
     def _deliver(self, item: ServerMessage | ProtocolError) -> str | None:
@@ -200,6 +221,8 @@ class Connection:
             kind = self._pending.pop(request_id, None)
         if isinstance(item, Pong):
             return None  # the answer to the keep-alive: nothing for the app
+        if isinstance(item, Welcome):
+            self._keep_alive_every(keepalive_every(item.idle_timeout))
         self.post(ServerSaid(item, kind))
         if isinstance(item, Error) and item.fatal and item.code in FINAL:
             return item.text

@@ -232,7 +232,9 @@ class Welcome(_Push, tag="welcome"):
     """Answer to ``hello``. ``name`` is the name as the server keeps it (sanitized).
     ``table_id``/``chair``: the seat the hello's token reclaimed, if any;
     ``token_refused``: the hello carried a token that no chair has (its table closed,
-    or it was never valid), so the session starts in the lobby as without one."""
+    or it was never valid), so the session starts in the lobby as without one.
+    ``idle_timeout``: seconds after which the server closes a connection not at a
+    table that has sent nothing (nil: not said), so that a client can ping in time."""
 
     id: RequestId
     version: int
@@ -242,6 +244,7 @@ class Welcome(_Push, tag="welcome"):
     table_id: TableId | None = None
     chair: Chair | None = None
     token_refused: bool = False
+    idle_timeout: Annotated[float, Meta(ge=0)] | None = None
 
 
 class Ok(_Push, tag="ok"):

@@ -184,6 +184,7 @@ def _hello(s: Connection, msg: Hello, host: Host) -> Awaitable[Any] | None:
                 table_id=None if place is None else place[0],
                 chair=None if place is None else place[1],
                 token_refused=msg.token is not None and place is None,
+                idle_timeout=lobby.options.idle_timeout,
             )
         )
         # The table list goes with the welcome, as it is when the welcome is sent, and

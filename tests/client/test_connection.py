@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rummy.client.connection import ConnectionChanged
+from rummy.client.connection import KEEPALIVE, KEEPALIVE_FLOOR, ConnectionChanged, keepalive_every
 from rummy.net import Client
 from rummy.protocol import PROTOCOL_VERSION, CreateTable, Error, Hello, Seated, TableOptions, errors
 from rummy.server import start_server
@@ -75,21 +75,35 @@ async def test_an_unreachable_server_is_said_in_words() -> None:
         task.cancel()
 
 
-async def test_a_player_in_the_lobby_is_kept_past_the_idle_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_player_in_the_lobby_is_kept_past_the_idle_timeout() -> None:
     """The server closes a connection not at a table that sends nothing for its idle
-    timeout: the client says it is still there now and then (a ping), so a player
-    reading the lobby is not cut off; a client that does not is."""
-    monkeypatch.setattr("rummy.client.connection.KEEPALIVE", 0.05)
-    server = await start_server(**FAST, idle_timeout=0.5)
+    timeout: the client says it is still there now and then (a ping), at the pace the
+    server's welcome asks for, so a player reading the lobby is not cut off, also
+    where the host set the timeout below the client's usual pace; a client that
+    does not ping is."""
+    server = await start_server(**FAST, idle_timeout=1.5)
     player = await HeadlessPlayer(server.host, server.port, "Ann").start()
     silent = await Client.connect(server.host, server.port)
     try:
+        assert player.welcome is not None and player.welcome.idle_timeout == 1.5
         await silent.request(Hello, version=PROTOCOL_VERSION, name="Sid")
         await silent.until(lambda c: c.closed, timeout=10)  # the idle timeout struck
         assert any(isinstance(e, Error) and e.code == errors.IDLE_TIMEOUT for e in silent.errors)
         assert server.stats[errors.IDLE_TIMEOUT] == 1  # the silent one only, never the player
-        assert player.status == "connected" and player.welcome is not None
+        assert player.status == "connected"
     finally:
         await silent.close()
         await player.close()
         await server.close()
+
+
+@pytest.mark.parametrize(
+    ("said", "every"),
+    [(None, KEEPALIVE), (900.0, KEEPALIVE), (1.5, 0.5), (30.0, 10.0), (0.0, KEEPALIVE_FLOOR)],
+)
+def test_the_client_pings_at_a_third_of_the_idle_timeout_its_server_said(
+    said: float | None, every: float
+) -> None:
+    """A third of the welcome's idle timeout, never more seldom than every 4 minutes
+    (also for a server that does not say it), never in a busy loop (a server that says 0)."""
+    assert keepalive_every(said) == every
