@@ -692,6 +692,23 @@ async def test_cli_refuses_a_missing_host_key_or_authorized_keys_file(tmp_path: 
             await start_ssh_from_args(args, "127.0.0.1", 7325, "host", state_dir=tmp_path)
 
 
+async def test_cli_refuses_a_state_directory_it_cannot_write_in_at_start(tmp_path: Path) -> None:
+    """With a host key of its own (--ssh-host-key), the door started where its state
+    directory could not be used, and each player with a key was then refused at login
+    (``<state>/ssh/<key>`` could not be made); now the host hears of it at start."""
+    in_the_way = tmp_path / "a-file"
+    in_the_way.write_text("")
+    key = tmp_path / "host_key"
+    key.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_private_key())
+    args = build_parser().parse_args(["--ssh-port", "0", "--ssh-host-key", str(key)])
+    with pytest.raises(SystemExit) as info:
+        await start_ssh_from_args(
+            args, "127.0.0.1", 7325, "host", state_dir=in_the_way, client_argv=standin()
+        )
+    said = f"cannot keep the players' state in {in_the_way / 'ssh'}: Not a directory"
+    assert str(info.value) == f"rummy-server: cannot serve SSH: {said}"
+
+
 async def test_cli_refuses_a_port_in_use_or_no_such_address_in_words(tmp_path: Path) -> None:
     """The door said "[Errno 98] error while attempting to bind on address ('127.0.0.1',
     2222): address already in use", and for a --ssh-host that is no address "[Errno -2]

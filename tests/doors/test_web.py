@@ -566,6 +566,20 @@ async def test_rummy_server_refuses_a_web_port_in_use_in_words(tmp_path: Path) -
     assert str(info.value) == f"rummy-server: cannot serve the web: {said}"
 
 
+async def test_rummy_server_refuses_a_state_directory_it_cannot_write_in_at_start(tmp_path: Path) -> None:
+    """The door started, and the first player's page failed (its directory under
+    ``<state>/web`` could not be made); now the host hears of it at start, in words."""
+    in_the_way = tmp_path / "a-file"
+    in_the_way.write_text("")
+    args = build_parser().parse_args(["--web-port", "0", "--web-host", "127.0.0.1"])
+    with pytest.raises(SystemExit) as info:
+        await start_web_from_args(
+            args, "127.0.0.1", 7325, "h", state_dir=in_the_way, client_command=standin()
+        )
+    said = f"cannot keep the players' state in {in_the_way / 'web'}: Not a directory"
+    assert str(info.value) == f"rummy-server: cannot serve the web: {said}"
+
+
 async def test_new_sessions_from_one_address_are_rate_limited(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

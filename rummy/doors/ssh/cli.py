@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from rummy.cli_values import at_least_one
 from rummy.doors.options import add_door_options, default_state_dir, game_address
 from rummy.doors.ssh.limits import DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STARTUPS
+from rummy.doors.statedir import StateDirError
 
 if TYPE_CHECKING:
     from rummy.doors.client_env import ClientCommand
@@ -93,7 +94,7 @@ async def start_ssh_from_args(
             max_startups=args.ssh_max_startups,
             max_sessions=args.ssh_max_sessions,
         )
-    except (HostKeyError, AccessError, OSError) as exc:
+    except (HostKeyError, AccessError, StateDirError, OSError) as exc:
         raise SystemExit(f"rummy-server: cannot serve SSH: {exc}") from None
     port_flag = "" if server.port == 22 else f"-p {server.port} "
     print(

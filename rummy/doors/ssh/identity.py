@@ -20,6 +20,7 @@ import asyncssh
 
 from rummy.protocol import NAME_LIMIT
 
+SSH_DIR = "ssh"  # under the state directory: a directory for each player's key
 # The protocol's limit: the client would cut a longer name anyway.
 MAX_NAME_LENGTH = NAME_LIMIT
 _NAME_PUNCTUATION = frozenset("-_.")
@@ -80,7 +81,7 @@ class ClientStateDir:
         key_id = identity.key_id
         if key_id is None:
             return cls(Path(tempfile.mkdtemp(prefix="rummy-ssh-")), temporary=True)
-        root = Path(state_dir) / "ssh"
+        root = Path(state_dir) / SSH_DIR
         root.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = root / key_id
         path.mkdir(mode=0o700, exist_ok=True)

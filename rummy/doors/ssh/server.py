@@ -21,7 +21,7 @@ from rummy.doors.forker import Forker, preload_for
 from rummy.doors.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, HANGUP_GRACE
 from rummy.doors.ssh.access import AccessPolicy
 from rummy.doors.ssh.hostkey import default_host_key_path, load_host_key, load_or_create_host_key
-from rummy.doors.ssh.identity import DEFAULT_NAME, Identity
+from rummy.doors.ssh.identity import DEFAULT_NAME, SSH_DIR, Identity
 from rummy.doors.ssh.limits import (
     DEFAULT_LOGIN_TIMEOUT,
     DEFAULT_MAX_SESSIONS,
@@ -31,6 +31,7 @@ from rummy.doors.ssh.limits import (
     MAX_SESSIONS_PER_CONNECTION,
 )
 from rummy.doors.ssh.session import FULL_REFUSAL, GameSession, Refusal, SessionSettings
+from rummy.doors.statedir import players_root
 from rummy.doors.wording import ListenError, duration
 
 log = logging.getLogger(__name__)
@@ -343,6 +344,7 @@ async def start_ssh_server(
     (with a readable message) when the key files cannot be used.
     """
     state_dir = Path(state_dir)
+    players_root(state_dir, SSH_DIR)  # StateDirError now, rather than at a player's login
     if host_key_path is not None:
         host_key = load_host_key(host_key_path)
     else:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rummy.doors.options import add_door_options, default_state_dir, game_address
+from rummy.doors.statedir import StateDirError
 from rummy.doors.web.limits import DEFAULT_MAX_SESSIONS
 from rummy.protocol.address import address_text
 
@@ -70,7 +71,7 @@ async def start_web_from_args(
             idle_timeout=args.web_idle_timeout,
             behind_proxy=args.web_behind_proxy,
         )
-    except OSError as exc:
+    except (StateDirError, OSError) as exc:
         raise SystemExit(f"rummy-server: cannot serve the web: {exc}") from None
     # Listening on every address: the machine's own on the network; else the one bound
     # (behind a proxy that is loopback, and the proxy's address is the one to give).

@@ -27,11 +27,13 @@ from aiohttp import web
 from rummy.doors.client_env import ClientCommand, default_client_command
 from rummy.doors.forker import Forker, preload_for
 from rummy.doors.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, HANGUP_GRACE
+from rummy.doors.statedir import players_root
 from rummy.doors.web import page
 from rummy.doors.web.identity import (
     COOKIE,
     COOKIE_MAX_AGE,
     NAME_COOKIE,
+    WEB_DIR,
     BrowserId,
     clean_name,
     forget_stale,
@@ -390,6 +392,7 @@ async def start_web_server(
     ``behind_proxy``: take the player's address and scheme from the
     ``X-Forwarded-For`` and ``X-Forwarded-Proto`` headers of a reverse proxy.
     """
+    players_root(Path(state_dir), WEB_DIR)  # StateDirError now, rather than at a player's page
     command = client_command or default_client_command
     # The clients' pre-imported parent, ready before the first player comes.
     forker = Forker(preload_for(command(game_address, "player")), home=Path(state_dir))
