@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import logging
 import signal
 import socket
 import sys
-import weakref
 from pathlib import Path
 from typing import BinaryIO
 
@@ -208,37 +208,27 @@ async def start(args: argparse.Namespace) -> Server:
             args.max_connections,
             open_files,
         )
-    db = args.db or default_db()
-    lock = lock_database(db)
-    try:
-        server = await start_server(
-            args.host,
-            args.port,
-            db,
-            bot_delay=args.bot_delay,
-            bot_workers=args.bot_workers,
-            hard_bot_iterations=args.hard_bot_iterations,
-            deal_pause=args.deal_pause,
-            max_connections=max_connections,
-            max_per_address=args.max_per_address,
-            tables_per_address=args.tables_per_address,
-            keep_deserted=args.keep_deserted,
-            idle_timeout=args.idle_timeout,
-            hello_timeout=args.hello_timeout,
-            shared_addresses=LOOPBACK if (args.ssh_port, args.web_port) != (None, None) else frozenset(),
-            shared_people=(args.ssh_max_sessions if args.ssh_port is not None else 0)
-            + (args.web_max_sessions if args.web_port is not None else 0),
-            rate=args.rate,
-            burst=args.burst,
-            sync=args.sync,
-        )
-    except BaseException:
-        if lock is not None:
-            lock.close()
-        raise
-    if lock is not None:
-        weakref.finalize(server, lock.close)  # held as long as the server
-    return server
+    return await start_server(
+        args.host,
+        args.port,
+        args.db or default_db(),
+        bot_delay=args.bot_delay,
+        bot_workers=args.bot_workers,
+        hard_bot_iterations=args.hard_bot_iterations,
+        deal_pause=args.deal_pause,
+        max_connections=max_connections,
+        max_per_address=args.max_per_address,
+        tables_per_address=args.tables_per_address,
+        keep_deserted=args.keep_deserted,
+        idle_timeout=args.idle_timeout,
+        hello_timeout=args.hello_timeout,
+        shared_addresses=LOOPBACK if (args.ssh_port, args.web_port) != (None, None) else frozenset(),
+        shared_people=(args.ssh_max_sessions if args.ssh_port is not None else 0)
+        + (args.web_max_sessions if args.web_port is not None else 0),
+        rate=args.rate,
+        burst=args.burst,
+        sync=args.sync,
+    )
 
 
 async def serve(args: argparse.Namespace) -> None:
@@ -246,8 +236,17 @@ async def serve(args: argparse.Namespace) -> None:
     # seconds per kind: such errors come in loops.
     guard_loop(asyncio.get_running_loop(), Throttled(logging.getLogger("rummy.server.loop")))
     try:
-        server = await start(args)
+        lock = lock_database(args.db or default_db())
     except StorageError as error:  # one sentence for the host, not a traceback
+        raise SystemExit(f"rummy-server: cannot start: {error}") from None
+    with lock or contextlib.nullcontext():  # the database is this server's until it stops
+        await _serve(args)
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    try:
+        server = await start(args)
+    except StorageError as error:
         raise SystemExit(f"rummy-server: cannot start: {error}") from None
     except OSError as error:
         raise SystemExit(f"rummy-server: {cannot_listen(args.host, args.port, error)}") from None
