@@ -43,21 +43,22 @@ def _number(text: str, what: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
 
 
-def seconds(text: str) -> float:
-    """A time in seconds, from 0 up (inf seconds were bots that never move)."""
+def _seconds(text: str, range_words: str) -> float:
     value = _number(text, "a number of seconds")
     if not 0 <= value < math.inf:  # (nan fails this too)
-        raise argparse.ArgumentTypeError(f"give seconds from 0 up, not {text}")
+        raise argparse.ArgumentTypeError(f"give seconds {range_words}, not {text}")
     return value
+
+
+def seconds(text: str) -> float:
+    """A time in seconds, from 0 up (inf seconds were bots that never move)."""
+    return _seconds(text, "from 0 up")
 
 
 def seconds_or_never(text: str) -> float:
     """An idle timeout: seconds from 0 up, where 0 is never (a negative one was taken
     for never)."""
-    value = _number(text, "a number of seconds")
-    if not 0 <= value < math.inf:
-        raise argparse.ArgumentTypeError(f"give seconds from 0 (never) up, not {text}")
-    return value
+    return _seconds(text, "from 0 (never) up")
 
 
 def per_second(text: str) -> float:
