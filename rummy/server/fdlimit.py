@@ -23,8 +23,12 @@ log = logging.getLogger(__name__)
 # loop's own, the listening sockets, SQLite's database, journal and shared memory...
 OTHER_FILES = 64
 # The listen backlog: asyncio accepts up to this many at once before any is refused
-# (and closed), so as many files may be open beyond the cap for a moment.
+# (and closed), so as many files may be open beyond the cap for a moment. Where the
+# open-file limit is low, a third of what it leaves beyond OTHER_FILES (at a hard limit
+# of 300 the full backlog alone had taken every file, and the server let in one
+# connection), and never less than MIN_BACKLOG.
 BACKLOG = 256
+MIN_BACKLOG = 16
 
 
 def raise_open_files() -> int | None:
@@ -39,12 +43,27 @@ def raise_open_files() -> int | None:
             soft = hard
         except (ValueError, OSError) as error:  # some systems cap it below "unlimited"
             log.warning("could not raise the open-file limit from %d: %s", soft, error)
+    return open_file_limit()
+
+
+def open_file_limit() -> int | None:
+    """The soft limit on open files now (None where there is no such limit)."""
+    if resource is None:
+        return None
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     return None if soft == resource.RLIM_INFINITY else soft
 
 
+def listen_backlog(open_files: int | None) -> int:
+    """The listen backlog for a server that may open ``open_files`` files."""
+    if open_files is None:
+        return BACKLOG
+    return max(MIN_BACKLOG, min(BACKLOG, (open_files - OTHER_FILES) // 3))
+
+
 def connection_cap(wanted: int, open_files: int | None, spare: int = 0) -> int:
-    """The connection cap that fits ``open_files``, keeping ``OTHER_FILES + BACKLOG +
-    spare`` files for everything else (``spare``: the SSH door's own)."""
+    """The connection cap that fits ``open_files``, keeping ``OTHER_FILES``, the listen
+    backlog and ``spare`` files for everything else (``spare``: the doors' own)."""
     if open_files is None:
         return wanted
-    return max(1, min(wanted, open_files - OTHER_FILES - BACKLOG - spare))
+    return max(1, min(wanted, open_files - OTHER_FILES - listen_backlog(open_files) - spare))

@@ -21,7 +21,7 @@ from ..protocol import errors as E
 from ..protocol.address import address_text
 from ..protocol.codec import encode
 from ..protocol.messages import Error
-from .fdlimit import BACKLOG
+from .fdlimit import listen_backlog, open_file_limit
 from .handlers import Host
 from .lobby import Lobby
 from .logguard import Throttled
@@ -83,10 +83,11 @@ class Server:
 
     async def listen(self, host: str, port: int, sock: socket.socket | None = None) -> None:
         loop = asyncio.get_running_loop()
+        backlog = listen_backlog(open_file_limit())  # as connection_cap counted it
         if sock is not None:
-            self._listener = await loop.create_server(self._new_session, sock=sock, backlog=BACKLOG)
+            self._listener = await loop.create_server(self._new_session, sock=sock, backlog=backlog)
         else:
-            self._listener = await loop.create_server(self._new_session, host, port, backlog=BACKLOG)
+            self._listener = await loop.create_server(self._new_session, host, port, backlog=backlog)
         sockname = self._listener.sockets[0].getsockname()
         self.host, self.port = sockname[0], sockname[1]
         log.info("listening on %s (storage %s)", self.address, self.storage.path)

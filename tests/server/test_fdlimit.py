@@ -13,10 +13,10 @@ import msgpack
 import pytest
 
 from rummy.protocol import errors
-from rummy.server.fdlimit import BACKLOG, OTHER_FILES, connection_cap
+from rummy.server.fdlimit import BACKLOG, MIN_BACKLOG, OTHER_FILES, connection_cap, listen_backlog
 
 SOFT, HARD = 200, 600  # the server starts with these; it may use HARD
-CAP = HARD - OTHER_FILES - BACKLOG
+CAP = HARD - OTHER_FILES - listen_backlog(HARD)
 
 
 def test_the_cap_fits_below_the_open_file_limit() -> None:
@@ -25,6 +25,15 @@ def test_the_cap_fits_below_the_open_file_limit() -> None:
     assert connection_cap(100, 1_000_000) == 100
     assert connection_cap(5000, 1024, spare=300) == 1024 - OTHER_FILES - BACKLOG - 300
     assert connection_cap(5000, 10) == 1  # never none at all
+
+
+def test_a_low_open_file_limit_takes_a_smaller_backlog_not_the_connections() -> None:
+    """At a hard limit of 300 the backlog of 256 took every file the server had beside
+    its own, and it let in one connection; the backlog now takes a third of them."""
+    assert listen_backlog(None) == listen_backlog(1024) == BACKLOG
+    assert listen_backlog(300) == (300 - OTHER_FILES) // 3
+    assert connection_cap(5000, 300) == 300 - OTHER_FILES - (300 - OTHER_FILES) // 3 == 158
+    assert listen_backlog(70) == MIN_BACKLOG
 
 
 def _limits() -> None:
