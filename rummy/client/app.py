@@ -914,9 +914,13 @@ class RummyApp(App[None]):
             self.pop_screen()
 
     async def action_quit(self) -> None:
-        """Quitting during a game asks first (the table screen knows whether one runs)."""
+        """Quitting during a game asks first (the table screen knows whether one runs),
+        and so does quitting the lobby while in a chair (the lobby knows)."""
         for screen in reversed(self.screen_stack):
             if isinstance(screen, TableScreen):
                 screen.action_quit()
                 return
+        if self.lobby is not None and self.lobby.is_current:
+            self.lobby.action_quit()
+            return
         self.exit()

@@ -168,6 +168,37 @@ async def test_quitting_a_servers_game_says_the_seat_is_kept() -> None:
         assert isinstance(app.screen, TableScreen) and app.return_code is None
 
 
+async def test_quitting_the_lobby_in_a_chair_asks_first_and_without_one_does_not() -> None:
+    """q in the lobby quit at once, also from a chair at a waiting table, where the
+    others then waited for a player who had gone without a word: in a chair it asks,
+    and says the chair is kept; n stays, y quits. With no chair it quits at once."""
+    app, _ = offline_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="t"), CreateTable)
+        say(app, Table(table=table_info(7, "Friday", ("Ann", "Bob", None, None), creator=0)))
+        await pilot.pause()
+        await pilot.press("q")
+        await eventually(lambda: isinstance(app.screen, ConfirmScreen), pause=pilot.pause)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question == (
+            "Quit while in a chair at table 7 (Friday)? It is kept for you: come back the same"
+            " way to take it up again, or leave the table first (l) to free it."
+        )
+        await pilot.press("n")
+        await eventually(lambda: not isinstance(app.screen, ConfirmScreen), pause=pilot.pause)
+        assert app.screen is app.lobby and app.return_code is None
+        await pilot.press("q")
+        await eventually(lambda: isinstance(app.screen, ConfirmScreen), pause=pilot.pause)
+        await pilot.press("y")
+        await eventually(lambda: app.return_code == 0, pause=pilot.pause)
+    app, _ = offline_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Lobby(tables=[table_info(7, "Friday", ("Ann", "Bob", None, None), creator=0)]))
+        await pilot.pause()
+        await pilot.press("q")
+        await eventually(lambda: app.return_code == 0, pause=pilot.pause)
+
+
 async def test_four_people_at_a_table_are_told_nothing_of_bots() -> None:
     """With four people and no bot the creator's line says g starts; x (remove a bot)
     is not offered where no bot sits."""

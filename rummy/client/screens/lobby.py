@@ -42,7 +42,7 @@ from ..session import Session
 from ..widgets.feed import Feed
 from ..widgets.keys import KeyBar
 from ..widgets.status import ConnectionBanner
-from .modals import ChooseScreen
+from .modals import ChooseScreen, ConfirmScreen
 from .new_table import NewTableScreen
 
 STATUS_WORDS = {"waiting": "waiting", "playing": "playing", "finished": "game over"}
@@ -539,6 +539,21 @@ class LobbyScreen(Screen[None]):
             else:
                 self.action_watch()
 
+    @work(exclusive=True, group="lobby-dialog")
+    async def action_quit(self) -> None:
+        """Quitting while in a chair asks first: the others at that table wait for it (it
+        stays the player's, by its seat token, until they come back or leave it)."""
+        session = self.session
+        if session.seated and session.table is not None:
+            where = f"table {session.table.table_id} ({text.clean(session.table.name, 40)})"
+            question = (
+                f"Quit while in a chair at {where}? It is kept for you: come back the same way"
+                " to take it up again, or leave the table first (l) to free it."
+            )
+            if not await self.app.push_screen_wait(ConfirmScreen(question, "Quit", "Stay")):
+                return
+        self.app.exit()
+
     def action_help(self) -> None:
         from .help import HelpScreen  # the rule book is read only when asked for
 
@@ -560,6 +575,6 @@ class LobbyScreen(Screen[None]):
             ("h", "the finished games: watch any of them again, move by move"),
             ("ctrl+p", "command palette: every action by name"),
             ("?", "this help: keys, how to play, the rule book"),
-            ("q", "quit"),
+            ("q", "quit (in a chair, asks first: the chair is kept for you)"),
         ]
         self.app.push_screen(HelpScreen("Keys in the lobby", [("Lobby", keys)], self.ascii))
