@@ -32,6 +32,7 @@ from rummy.engine import (
     Game,
     LaidOff,
     LayOff,
+    Meld,
     NewMeld,
     Pass,
     TakeDiscard,
@@ -217,6 +218,28 @@ async def test_lay_off_on_an_opponents_meld_shows_whose_card_it_is() -> None:
             span for line in lines for span in line.spans if line.plain[span.start : span.end].strip() == "8♥"
         )
         assert "underline" in str(eight.style)
+
+
+async def test_a_long_run_shows_whole_at_80x24() -> None:
+    """R5.4: a run grows at either end, to thirteen cards. Seen in tmux at 80x24: a run
+    of nine framed faces, then of eleven named chips, was cut at its column's edge, its
+    highest cards out of sight; the melds are drawn tighter until every card shows."""
+    game = meld_position("Kh 9c", melds=[("2h 3h 4h 5h 6h 7h 8h 9h", 1)])
+    app = TableHarness(game, bots=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for more in ("10h", "Jh", "Qh"):  # lay off one card after another, as the bots did
+            game.melds[0] = Meld.new(0, (*game.melds[0].cards, c(more)), 1)
+            app.show()
+            await pilot.pause()
+            assert all(card_text(x) in melds_text(app) for x in game.melds[0].cards), melds_text(app)
+        await pick(pilot, app, "Kh")
+        await pilot.press("l")
+        await pilot.pause()
+        assert app.sent == [LayOff(0, c("Kh"))] and card_text(c("Kh")) in melds_text(app)
+
+
+def melds_text(app: TableHarness) -> str:
+    return "\n".join(line.plain for line in app.table.melds.lines())
 
 
 async def test_clicking_a_meld_lays_the_selected_card_off() -> None:
