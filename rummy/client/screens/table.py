@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -73,6 +73,9 @@ from ..widgets.table.melds import MeldClicked, MeldsView
 from ..widgets.table.pile import DiscardPileView
 from .modals import ChooseScreen, ConfirmScreen
 from .results import DealChoice, DealEndScreen, GameChoice, GameEndScreen
+
+if TYPE_CHECKING:
+    from .help import Page
 
 HAND_KEYS: list[tuple[str, str]] = [
     ("1 … 9, 0", "select or unselect card 1 … 10 of your hand (from anywhere)"),
@@ -751,9 +754,13 @@ class TableScreen(Screen[None]):
     def app_has_lobby(self) -> bool:
         return bool(getattr(self.app, "has_lobby", False))
 
-    def action_help(self) -> None:
+    def action_help(self, page: Page = "keys") -> None:
         from .help import HelpScreen  # the rule book is read only when asked for
 
+        self.app.push_screen(HelpScreen("Keys at the table", self.help_keys(), self.ascii, page=page))
+
+    def help_keys(self) -> list[tuple[str, Sequence[tuple[str, str]]]]:
+        """The keys of the table, in groups, as the help's first page lists them."""
         actions = [
             ("s", "draw from the stock"),
             (
@@ -788,8 +795,7 @@ class TableScreen(Screen[None]):
             ("?", "this help: keys, how to play, the rule book"),
             ("q", "quit (asks first during a game)"),
         ]
-        keys = [("Your turn", actions), ("Your hand", HAND_KEYS), ("Any time", other)]
-        self.app.push_screen(HelpScreen("Keys at the table", keys, self.ascii))
+        return [("Your turn", actions), ("Your hand", HAND_KEYS), ("Any time", other)]
 
     @work(exclusive=True, group="quit")
     async def action_leave(self) -> None:
