@@ -168,7 +168,23 @@ async def test_a_refused_meld_shows_the_engine_sentence() -> None:
     async with app.run_test() as pilot:
         await pick(pilot, app, "2c", "7h", "Qs")
         await pilot.press("m")
-        assert "Refused: Those cards do not make a meld." in log_text(app)
+        said = "A set is of one rank (R5.1) and a run of one suit (R5.2): 2♣ 7♥ Q♠ make no meld."
+        assert f"Refused: {said}" in log_text(app)
+        assert sorted(app.game.hands[0]) == sorted(cards("7h 8h 9h 2c Qs"))
+
+
+async def test_m_with_two_cards_selected_says_a_meld_is_three() -> None:
+    """Seen in tmux: with 4♥ selected, m said "Select the cards to meld first", as if
+    nothing were; the refusal now says what is missing (R5.1, R5.2). With nothing
+    selected, m still asks to select the cards."""
+    app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
+    async with app.run_test() as pilot:
+        await pilot.press("m")
+        assert app.sent == [] and not app.table.hand.selected
+        await pick(pilot, app, "7h", "8h")
+        await pilot.press("m")
+        await pilot.pause()
+        assert "Refused: A meld is three cards or more (R5.1, R5.2): 7♥ 8♥ are not enough." in log_text(app)
         assert sorted(app.game.hands[0]) == sorted(cards("7h 8h 9h 2c Qs"))
 
 

@@ -520,13 +520,16 @@ class TableScreen(Screen[None]):
         return None
 
     def action_meld(self) -> None:
-        cards = self._hand_cards()
-        if cards is None:
-            return
-        if len(cards) < 3:
+        """m melds the selected cards. Only the engine says what makes a meld: one or two
+        cards selected go to it and its refusal says why (this screen's own "select the
+        cards to meld first" told a player who had selected two that they had not)."""
+        if not self.hand.selected:
+            self.hand.focus()
             self.notify("Select the cards to meld first (space, or the number keys).", severity="warning")
             return
-        self._meld(tuple(cards))
+        cards = self._hand_cards()
+        if cards is not None:
+            self._meld(tuple(cards))
 
     @work(exclusive=True, group="choose")
     async def _meld(self, cards: tuple[Card, ...]) -> None:
