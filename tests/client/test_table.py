@@ -141,7 +141,7 @@ async def test_select_with_number_keys_then_meld() -> None:
     app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
     async with app.run_test() as pilot:
         await pick(pilot, app, "7h", "8h", "9h")
-        assert "Meld ready: 7♥ 8♥ 9♥" in screen_text(app)
+        assert "Meld ready: 7♥ 8♥ 9♥. m melds them." in screen_text(app)  # (not "or l, d": one card each)
         await pilot.press("m")
         assert app.sent == [NewMeld(tuple(cards("7h 8h 9h")))]
         assert "You melded 7♥ 8♥ 9♥ (meld 1)." in log_text(app)
@@ -234,6 +234,31 @@ async def test_lay_off_on_an_opponents_meld_shows_whose_card_it_is() -> None:
             span for line in lines for span in line.spans if line.plain[span.start : span.end].strip() == "8♥"
         )
         assert "underline" in str(eight.style)
+
+
+async def test_l_with_two_cards_selected_says_one_at_a_time() -> None:
+    """R5.4: seen in tmux, 8♣ and Q♣ selected (both fit Kian's run), l said "Select one
+    card to lay off", read as if none were selected."""
+    game = meld_position("8h 4h 2c", melds=[("5h 6h 7h", 1)])
+    app = TableHarness(game, bots=False)
+    messages: list[str] = []
+    async with app.run_test() as pilot:
+        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+        await pick(pilot, app, "8h", "4h")
+        await pilot.press("l")
+        await pilot.pause()
+        assert app.sent == [] and messages == ["Lay off one card at a time: 2 are selected."]
+
+
+async def test_waiting_with_no_cards_offers_no_sorting() -> None:
+    """R4.5: after discarding the last card, the line said "You can sort (o), reorder
+    (<, >)" with nothing in hand to sort."""
+    game = position(["", *OTHERS], discard="Kd", current=1)
+    app = TableHarness(game, bots=False)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Waiting for Bob (to draw)." in text and "sort" not in text
 
 
 async def test_a_long_run_shows_whole_at_80x24() -> None:

@@ -540,7 +540,9 @@ class TableScreen(Screen[None]):
         if cards is None:
             return
         if len(cards) != 1:
-            self.notify("Select one card to lay off.", severity="warning")
+            # Several selected (as for a meld): "select one card" read as if none were.
+            many = f"Lay off one card at a time: {len(cards)} are selected."
+            self.notify(many if cards else "Select one card to lay off.", severity="warning")
             return
         self._lay_off(cards[0], None)
 
