@@ -113,6 +113,23 @@ async def test_a_player_watching_their_game_sees_their_own_hand_at_the_bottom() 
         assert "Bob drew from the stock" in screen_text(app)  # the others are named as in the game
 
 
+async def test_an_empty_hand_at_the_bottom_of_a_replay_says_no_cards() -> None:
+    """Seen in a replay at the end of a deal one had gone out of: the bottom said "(the
+    players' hands stay hidden, R9.2)", a spectator's words, where a replay shows every
+    hand face up; an empty hand there has no cards, as the side panels say."""
+    for me in ("Ann", ""):  # one's own chair, and a spectator's (South)
+        app = RummyApp(player_name=me, replay=record(), replay_title=SERVER_GAME.name)
+        async with app.run_test(size=(100, 32)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            bottom = screen.replay.seats.me if me else 0
+            empty = next(n for n, step in enumerate(screen.replay.steps) if n and not step.hands[bottom])
+            screen.action_go(empty)
+            await pilot.pause()
+            text = screen_text(app)
+            assert "(no cards in hand)" in text and "R9.2" not in text
+
+
 @pytest.mark.parametrize("size", [(80, 24), (100, 32)])
 async def test_a_side_players_name_shows_whole_before_its_tags(size: tuple[int, int]) -> None:
     """Seen in tmux: a replay's side panel read "North  N–S  Mina (b…": with no room
