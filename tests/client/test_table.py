@@ -446,6 +446,26 @@ async def test_a_long_pile_stays_a_row_of_cards_as_tall_as_the_stock(size: tuple
         assert app.sent == [TakeDiscard(2, tuple(cards("7h 8h 9h")), None)]
 
 
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_a_pile_of_chips_with_hints_keeps_each_line_in_its_width(ascii: bool) -> None:
+    """R4.3, R9.1: seen in tmux at 80x24 with hints on and the stock empty, a pile of
+    chips whose line ended in a marked card ("Kd*") had that card wrapped to the next
+    line, under the stock's "empty", and every later line of the pile moved down a row:
+    the pile read out of order. A line of chips, each with its mark, fits its width."""
+    game = position(["2c 8c 9h Jh", *OTHERS], discard="7h Js Qd Qc 9c Kd 10c 9s 8s 10h Ks Kc", current=0)
+    game.stock.clear()  # (its cards are nowhere: the screen shows only the count)
+    app = TableHarness(game, bots=False, ascii=ascii)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pile = app.table.pile
+        pile.hints = frozenset(range(len(game.discard_pile)))  # every card marked
+        await pilot.pause()
+        rows = pile.render().plain.split("\n")
+        assert max(len(row) for row in rows) <= pile.content_size.width, rows
+        assert rows[1].startswith("empty")  # the stock's word stays beside the pile's middle
+        shown = " ".join(row[7:] for row in rows).replace("*", " ").replace("•", " ").split()
+        assert shown == [card_text(x, ascii) for x in game.discard_pile]  # in order
+
+
 async def test_clicking_a_hand_card_selects_it() -> None:
     app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
     async with app.run_test() as pilot:
