@@ -261,6 +261,33 @@ async def test_waiting_with_no_cards_offers_no_sorting() -> None:
         assert "Waiting for Bob (to draw)." in text and "sort" not in text
 
 
+async def test_a_key_of_the_turn_out_of_its_time_says_what_applies() -> None:
+    """R4: a turn is draw, meld, discard. Seen in tmux: m before the draw, s after it,
+    or any of them in another player's turn did nothing at all, with no word why."""
+    messages: list[str] = []
+    app = TableHarness(position(["7h 8h 9h 2c", *OTHERS], discard="Kd", current=0), bots=False)
+    async with app.run_test() as pilot:
+        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+        await pilot.press("m")
+        assert messages[-1] == "First draw (s): a turn is draw, meld, discard (R4)."
+        await pilot.press("s", "s")
+        assert messages[-1].startswith("You have drawn this turn: now meld (m), lay off (l), or discard (d)")
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.game.current == 1 and app.sent == [DrawStock(), Discard(app.sent[-1].card)]
+        await pilot.press("d")
+        assert messages[-1] == "It is Bob's turn (to draw): wait for yours."
+        assert len(app.sent) == 2  # nothing was played
+        await pilot.press("c")  # not a key of the turn: no word (the game against bots has no chat)
+        assert len(messages) == 3
+    app = LobbyHarness(position(["7h 8h 9h 2c", *OTHERS], discard="Kd", current=1), bots=False)
+    async with app.run_test() as pilot:
+        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+        await pilot.press("c", "s", "m", "d", "enter")  # typed in the chat: words, not keys
+        await pilot.pause()
+        assert app.chat == ["smd"] and len(messages) == 3
+
+
 async def test_a_long_run_shows_whole_at_80x24() -> None:
     """R5.4: a run grows at either end, to thirteen cards. Seen in tmux at 80x24: a run
     of nine framed faces, then of eleven named chips, was cut at its column's edge, its

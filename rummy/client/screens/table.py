@@ -27,7 +27,7 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.events import Resize
+from textual.events import Key, Resize
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -50,6 +50,7 @@ from rummy.protocol import PlayedBy, TallyLine
 
 from .. import advice, text
 from ..commands import ScreenActions
+from ..describe import turn_part
 from ..messages import (
     HandOrdered,
     LeaveTable,
@@ -76,6 +77,8 @@ from .results import DealChoice, DealEndScreen, GameChoice, GameEndScreen
 
 if TYPE_CHECKING:
     from .help import Page
+
+TURN_KEYS = frozenset("stpmld")  # the keys of a turn's moves: each in its part of it (R4)
 
 HAND_KEYS: list[tuple[str, str]] = [
     ("1 … 9, 0", "select or unselect card 1 … 10 of your hand (from anywhere)"),
@@ -614,6 +617,31 @@ class TableScreen(Screen[None]):
                 self.hand.focus()
                 return
         self._play(move)
+
+    # --- a key of the turn out of its time ------------------------------------------------
+
+    def on_key(self, event: Key) -> None:
+        """A key of the turn that does not apply now (m before the draw, s after it, any
+        of them in another's turn) reached here unbound (``check_action``): it did
+        nothing, and a new player could not tell why. It says what applies now."""
+        why = self._not_now(event.key)
+        if why is not None:
+            event.stop()
+            self.notify(why, timeout=4)
+
+    def _not_now(self, key: str) -> str | None:
+        view = self.view
+        if key not in TURN_KEYS or view is None or view.seat is None or view.phase not in ("draw", "meld"):
+            return None
+        if not view.my_turn:
+            who = text.clean(self.seats.name(view.current), 24)
+            return f"It is {who}'s turn ({turn_part(view)}): wait for yours."
+        if view.phase == "draw" and key in "mld":
+            draw = "take (t) or pass (p)" if may_pass(view.stock_count) else "draw (s)"
+            return f"First {draw}: a turn is draw, meld, discard (R4)."
+        if view.phase == "meld" and key in "stp":
+            return "You have drawn this turn: now meld (m), lay off (l), or discard (d) to end it (R4)."
+        return None
 
     # --- everything else --------------------------------------------------------------------
 
