@@ -146,6 +146,24 @@ async def test_a_side_players_name_shows_whole_before_its_tags(size: tuple[int, 
         assert "…" not in head  # not cut: "▶ West  E–W  Mina (bo…"
 
 
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_a_dealers_name_shows_whole_and_the_word_dealer_below(ascii: bool) -> None:
+    """Seen in tmux at 80x24 with --ascii: the dealer's side panel read "South  N-S
+    Min...": "dealer" after the name left no room for it. The name shows whole and
+    "dealer" goes below, with the hand."""
+    data = json.loads(SERVER_GAME.read_text())
+    data["players"][0] = {"seat": 0, "name": "Mina", "bot": True}  # South, the first dealer
+    rec = decode_record(json.dumps(data).encode())
+    app = RummyApp(player_name="Ann", replay=rec, replay_title="t", ascii=ascii)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        south = app.screen.board.seats["west"]  # Ann is East: South sits on her left
+        lines = [line.plain for line in south.lines(south.content_size.width, south.content_size.height)]
+        assert "South" in lines[0] and "Mina" in lines[0] and "…" not in lines[0] and "..." not in lines[0]
+        assert any("dealer" in line for line in lines[1:]), lines
+
+
 async def test_a_replay_says_each_bots_level_as_its_record_does() -> None:
     """The record keeps a bot's level: the replay's panels say "(hard bot)" as the
     table did; a level this client does not know (from any program's file) is not shown."""
