@@ -167,13 +167,8 @@ def prompt(
     if view.phase == "deal_over":
         return Content("The deal is over: n when you are ready for the next deal; r shows the scores.")
     if not view.my_turn:
-        return Content.assemble(
-            "Waiting for ",
-            current,
-            away,
-            f" ({turn_part(view)}). You can sort (o), reorder (<, >)"
-            + (" and chat (c)." if lobby else "."),  # (no chat with bots)
-        )
+        meanwhile = _meanwhile(view, lobby)
+        return Content.assemble("Waiting for ", current, away, f" ({turn_part(view)}).", meanwhile)
     h = hints(view)
     if view.phase == "draw":
         takes = "t takes from the discard pile at the marked card"
@@ -186,7 +181,7 @@ def prompt(
     cards = list(chosen)
     advice = "m melds the selected cards, l lays one off, d discards (ends the turn)."
     if len(cards) >= 3 and legal(view, NewMeld(tuple(cards))):
-        return Content.assemble("Meld ready: ", text.cards(cards, ascii), ". Press m (or l, d).")
+        return Content.assemble("Meld ready: ", text.cards(cards, ascii), ". m melds them.")
     if len(cards) == 1:
         fits = lay_off_options(view, cards[0])
         if fits:
@@ -195,3 +190,13 @@ def prompt(
                 f" fits {len(fits)} meld{'s' if len(fits) > 1 else ''}: l lays it off, d discards it.",
             )
     return Content(advice)
+
+
+def _meanwhile(view: PlayerView, lobby: bool) -> str:
+    """What a player can do while others play: sort and reorder their hand (not an
+    empty one: "you can sort" with no card in hand, after discarding the last, R4.5),
+    and at a server's table chat (there is no chat with bots)."""
+    doing = ["sort (o), reorder (<, >)"] if view.hand else []
+    if lobby:
+        doing.append("chat (c)")
+    return f" You can {' and '.join(doing)}." if doing else ""

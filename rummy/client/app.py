@@ -621,10 +621,10 @@ class RummyApp(App[None]):
                 "Play now",
             )
         )
-        if read:
-            from .screens.help import HelpScreen
-
-            self.push_screen(HelpScreen("Keys at the table", [], self.ascii, page="how"))
+        if read and self.table_screen is not None:
+            # The table's own help, opened at how to play: its first page lists the
+            # table's keys (it was opened with none, and "1 Keys" showed a bare title).
+            self.table_screen.action_help(page="how")
 
     # --- clocks and chat -------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from . import events as ev
 from .cards import ACE, FIRST_JOKER, PACK, RANK, SUIT, Card, card_text, make_card, of_rank
 from .errors import IllegalMove
-from .melds import Meld, MeldKind, meld_kind
+from .melds import Meld, MeldKind, meld_kind, why_no_meld
 from .moves import (
     DISCARDS,
     Discard,
@@ -634,7 +634,7 @@ class Game:
             # A new meld of cards at hand with the target among them: one of target_uses.
             kind = meld_kind(cards)
             if kind is None:
-                raise IllegalMove("not-a-meld", "Those cards do not make a meld.")
+                raise IllegalMove("not-a-meld", why_no_meld(cards))
         else:
             meld = self.meld_by_id(move.meld_id)
             if meld is None:
@@ -695,7 +695,7 @@ class Game:
                 raise IllegalMove("card-not-in-hand", f"You do not hold the {card_text(card)}.")
         kind = meld_kind(cards)
         if kind is None:
-            raise IllegalMove("not-a-meld", "Those cards do not make a meld.")
+            raise IllegalMove("not-a-meld", why_no_meld(cards))
         seat = self.current
         for card in cards:
             hand.remove(card)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .cards import ACE, FIRST_JOKER, JOKERS, RANK, SUIT, Card, make_card, of_rank
+from .cards import ACE, FIRST_JOKER, JOKERS, RANK, SUIT, Card, card_text, make_card, of_rank
 
 MeldKind = Literal["set", "run", "jokers"]
 
@@ -42,6 +42,28 @@ def meld_kind(cards: Sequence[Card]) -> MeldKind | None:
     if ranks[-1] - ranks[0] == n - 1:  # distinct (checked above) and no gap
         return "run"
     return None
+
+
+def why_no_meld(cards: Sequence[Card]) -> str:
+    """Why ``cards`` make no meld (``meld_kind`` is None), in one sentence: the rule,
+    by its number, then the cards. "Those cards do not make a meld" left a new player
+    guessing what was wrong with 4♠ 8♠ J♠."""
+    shown = " ".join(card_text(c) for c in sorted(cards))
+    if len(cards) < 3:
+        return f"A meld is three cards or more (R5.1, R5.2): {shown} are not enough."
+    if len(set(cards)) != len(cards):
+        return "A card cannot be in a meld twice."
+    jokers = sum(c >= FIRST_JOKER for c in cards)
+    if jokers == len(cards):  # five or more: there are only four
+        return "A set of Jokers is three or four of them (R5.3)."
+    if jokers:
+        return f"Jokers are not wild, they make only a set of their own (R5.3): {shown} make no meld."
+    if len({SUIT[c] for c in cards}) > 1:  # (of one rank, three or four are a set)
+        return f"A set is of one rank (R5.1) and a run of one suit (R5.2): {shown} make no meld."
+    ranks = {RANK[c] for c in cards}
+    if ACE in ranks and 2 in ranks:
+        return f"Aces are high only, after the King (R5.2): {shown} make no run."
+    return f"A run's ranks follow on with no gap (R5.2): {shown} make no run."
 
 
 @dataclass(slots=True)

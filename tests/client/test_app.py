@@ -771,6 +771,11 @@ async def test_how_to_play_is_offered_once_in_the_first_game_against_bots(state_
                 assert isinstance(app.screen, HelpScreen) and "How to play, in two minutes" in screen_text(
                     app
                 )
+                # Its first page lists the table's keys, as ? opens it (it showed a bare title).
+                await pilot.press("1")
+                await pilot.pause()
+                keys = screen_text(app)
+                assert "draw from the stock" in keys and "meld the selected cards" in keys
             else:
                 assert isinstance(app.screen, TableScreen)
 

@@ -113,6 +113,23 @@ async def test_a_player_watching_their_game_sees_their_own_hand_at_the_bottom() 
         assert "Bob drew from the stock" in screen_text(app)  # the others are named as in the game
 
 
+async def test_an_empty_hand_at_the_bottom_of_a_replay_says_no_cards() -> None:
+    """Seen in a replay at the end of a deal one had gone out of: the bottom said "(the
+    players' hands stay hidden, R9.2)", a spectator's words, where a replay shows every
+    hand face up; an empty hand there has no cards, as the side panels say."""
+    for me in ("Ann", ""):  # one's own chair, and a spectator's (South)
+        app = RummyApp(player_name=me, replay=record(), replay_title=SERVER_GAME.name)
+        async with app.run_test(size=(100, 32)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            bottom = screen.replay.seats.me if me else 0
+            empty = next(n for n, step in enumerate(screen.replay.steps) if n and not step.hands[bottom])
+            screen.action_go(empty)
+            await pilot.pause()
+            text = screen_text(app)
+            assert "(no cards in hand)" in text and "R9.2" not in text
+
+
 @pytest.mark.parametrize("size", [(80, 24), (100, 32)])
 async def test_a_side_players_name_shows_whole_before_its_tags(size: tuple[int, int]) -> None:
     """Seen in tmux: a replay's side panel read "North  N–S  Mina (b…": with no room
@@ -127,6 +144,24 @@ async def test_a_side_players_name_shows_whole_before_its_tags(size: tuple[int, 
         head = west.lines(west.content_size.width, west.content_size.height)[0].plain
         assert "West" in head and "Mina" in head
         assert "…" not in head  # not cut: "▶ West  E–W  Mina (bo…"
+
+
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_a_dealers_name_shows_whole_and_the_word_dealer_below(ascii: bool) -> None:
+    """Seen in tmux at 80x24 with --ascii: the dealer's side panel read "South  N-S
+    Min...": "dealer" after the name left no room for it. The name shows whole and
+    "dealer" goes below, with the hand."""
+    data = json.loads(SERVER_GAME.read_text())
+    data["players"][0] = {"seat": 0, "name": "Mina", "bot": True}  # South, the first dealer
+    rec = decode_record(json.dumps(data).encode())
+    app = RummyApp(player_name="Ann", replay=rec, replay_title="t", ascii=ascii)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        south = app.screen.board.seats["west"]  # Ann is East: South sits on her left
+        lines = [line.plain for line in south.lines(south.content_size.width, south.content_size.height)]
+        assert "South" in lines[0] and "Mina" in lines[0] and "…" not in lines[0] and "..." not in lines[0]
+        assert any("dealer" in line for line in lines[1:]), lines
 
 
 async def test_a_replay_says_each_bots_level_as_its_record_does() -> None:

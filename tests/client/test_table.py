@@ -32,6 +32,7 @@ from rummy.engine import (
     Game,
     LaidOff,
     LayOff,
+    Meld,
     NewMeld,
     Pass,
     TakeDiscard,
@@ -140,7 +141,7 @@ async def test_select_with_number_keys_then_meld() -> None:
     app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
     async with app.run_test() as pilot:
         await pick(pilot, app, "7h", "8h", "9h")
-        assert "Meld ready: 7♥ 8♥ 9♥" in screen_text(app)
+        assert "Meld ready: 7♥ 8♥ 9♥. m melds them." in screen_text(app)  # (not "or l, d": one card each)
         await pilot.press("m")
         assert app.sent == [NewMeld(tuple(cards("7h 8h 9h")))]
         assert "You melded 7♥ 8♥ 9♥ (meld 1)." in log_text(app)
@@ -167,7 +168,23 @@ async def test_a_refused_meld_shows_the_engine_sentence() -> None:
     async with app.run_test() as pilot:
         await pick(pilot, app, "2c", "7h", "Qs")
         await pilot.press("m")
-        assert "Refused: Those cards do not make a meld." in log_text(app)
+        said = "A set is of one rank (R5.1) and a run of one suit (R5.2): 2♣ 7♥ Q♠ make no meld."
+        assert f"Refused: {said}" in log_text(app)
+        assert sorted(app.game.hands[0]) == sorted(cards("7h 8h 9h 2c Qs"))
+
+
+async def test_m_with_two_cards_selected_says_a_meld_is_three() -> None:
+    """Seen in tmux: with 4♥ selected, m said "Select the cards to meld first", as if
+    nothing were; the refusal now says what is missing (R5.1, R5.2). With nothing
+    selected, m still asks to select the cards."""
+    app = TableHarness(meld_position("7h 8h 9h 2c Qs"), bots=False)
+    async with app.run_test() as pilot:
+        await pilot.press("m")
+        assert app.sent == [] and not app.table.hand.selected
+        await pick(pilot, app, "7h", "8h")
+        await pilot.press("m")
+        await pilot.pause()
+        assert "Refused: A meld is three cards or more (R5.1, R5.2): 7♥ 8♥ are not enough." in log_text(app)
         assert sorted(app.game.hands[0]) == sorted(cards("7h 8h 9h 2c Qs"))
 
 
@@ -217,6 +234,80 @@ async def test_lay_off_on_an_opponents_meld_shows_whose_card_it_is() -> None:
             span for line in lines for span in line.spans if line.plain[span.start : span.end].strip() == "8♥"
         )
         assert "underline" in str(eight.style)
+
+
+async def test_l_with_two_cards_selected_says_one_at_a_time() -> None:
+    """R5.4: seen in tmux, 8♣ and Q♣ selected (both fit Kian's run), l said "Select one
+    card to lay off", read as if none were selected."""
+    game = meld_position("8h 4h 2c", melds=[("5h 6h 7h", 1)])
+    app = TableHarness(game, bots=False)
+    messages: list[str] = []
+    async with app.run_test() as pilot:
+        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+        await pick(pilot, app, "8h", "4h")
+        await pilot.press("l")
+        await pilot.pause()
+        assert app.sent == [] and messages == ["Lay off one card at a time: 2 are selected."]
+
+
+async def test_waiting_with_no_cards_offers_no_sorting() -> None:
+    """R4.5: after discarding the last card, the line said "You can sort (o), reorder
+    (<, >)" with nothing in hand to sort."""
+    game = position(["", *OTHERS], discard="Kd", current=1)
+    app = TableHarness(game, bots=False)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Waiting for Bob (to draw)." in text and "sort" not in text
+
+
+async def test_a_key_of_the_turn_out_of_its_time_says_what_applies() -> None:
+    """R4: a turn is draw, meld, discard. Seen in tmux: m before the draw, s after it,
+    or any of them in another player's turn did nothing at all, with no word why."""
+    messages: list[str] = []
+    app = TableHarness(position(["7h 8h 9h 2c", *OTHERS], discard="Kd", current=0), bots=False)
+    async with app.run_test() as pilot:
+        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+        await pilot.press("m")
+        assert messages[-1] == "First draw (s): a turn is draw, meld, discard (R4)."
+        await pilot.press("s", "s")
+        assert messages[-1].startswith("You have drawn this turn: now meld (m), lay off (l), or discard (d)")
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.game.current == 1 and app.sent == [DrawStock(), Discard(app.sent[-1].card)]
+        await pilot.press("d")
+        assert messages[-1] == "It is Bob's turn (to draw): wait for yours."
+        assert len(app.sent) == 2  # nothing was played
+        await pilot.press("c")  # not a key of the turn: no word (the game against bots has no chat)
+        assert len(messages) == 3
+    app = LobbyHarness(position(["7h 8h 9h 2c", *OTHERS], discard="Kd", current=1), bots=False)
+    async with app.run_test() as pilot:
+        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+        await pilot.press("c", "s", "m", "d", "enter")  # typed in the chat: words, not keys
+        await pilot.pause()
+        assert app.chat == ["smd"] and len(messages) == 3
+
+
+async def test_a_long_run_shows_whole_at_80x24() -> None:
+    """R5.4: a run grows at either end, to thirteen cards. Seen in tmux at 80x24: a run
+    of nine framed faces, then of eleven named chips, was cut at its column's edge, its
+    highest cards out of sight; the melds are drawn tighter until every card shows."""
+    game = meld_position("Kh 9c", melds=[("2h 3h 4h 5h 6h 7h 8h 9h", 1)])
+    app = TableHarness(game, bots=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for more in ("10h", "Jh", "Qh"):  # lay off one card after another, as the bots did
+            game.melds[0] = Meld.new(0, (*game.melds[0].cards, c(more)), 1)
+            app.show()
+            await pilot.pause()
+            assert all(card_text(x) in melds_text(app) for x in game.melds[0].cards), melds_text(app)
+        await pick(pilot, app, "Kh")
+        await pilot.press("l")
+        await pilot.pause()
+        assert app.sent == [LayOff(0, c("Kh"))] and card_text(c("Kh")) in melds_text(app)
+
+
+def melds_text(app: TableHarness) -> str:
+    return "\n".join(line.plain for line in app.table.melds.lines())
 
 
 async def test_clicking_a_meld_lays_the_selected_card_off() -> None:
@@ -380,6 +471,26 @@ async def test_a_long_pile_stays_a_row_of_cards_as_tall_as_the_stock(size: tuple
         third = next(x for x in range(size[0]) if pile.index_at(x, 1) == 2)
         await pilot.click(DiscardPileView, offset=(1 + third + 1, 1))  # padding, then the 9♥
         assert app.sent == [TakeDiscard(2, tuple(cards("7h 8h 9h")), None)]
+
+
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_a_pile_of_chips_with_hints_keeps_each_line_in_its_width(ascii: bool) -> None:
+    """R4.3, R9.1: seen in tmux at 80x24 with hints on and the stock empty, a pile of
+    chips whose line ended in a marked card ("Kd*") had that card wrapped to the next
+    line, under the stock's "empty", and every later line of the pile moved down a row:
+    the pile read out of order. A line of chips, each with its mark, fits its width."""
+    game = position(["2c 8c 9h Jh", *OTHERS], discard="7h Js Qd Qc 9c Kd 10c 9s 8s 10h Ks Kc", current=0)
+    game.stock.clear()  # (its cards are nowhere: the screen shows only the count)
+    app = TableHarness(game, bots=False, ascii=ascii)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pile = app.table.pile
+        pile.hints = frozenset(range(len(game.discard_pile)))  # every card marked
+        await pilot.pause()
+        rows = pile.render().plain.split("\n")
+        assert max(len(row) for row in rows) <= pile.content_size.width, rows
+        assert rows[1].startswith("empty")  # the stock's word stays beside the pile's middle
+        shown = " ".join(row[7:] for row in rows).replace("*", " ").replace("•", " ").split()
+        assert shown == [card_text(x, ascii) for x in game.discard_pile]  # in order
 
 
 async def test_clicking_a_hand_card_selects_it() -> None:

@@ -188,3 +188,23 @@ def test_no_minimum_to_meld_or_lay_off_R5_6() -> None:
 def test_meld_objects_refuse_non_melds() -> None:
     with pytest.raises(ValueError):
         Meld.new(0, cards("2c 3d 4h"), 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("5c 5d", "A meld is three cards or more (R5.1, R5.2): 5♣ 5♦ are not enough."),
+        ("5c 5d 6h", "A set is of one rank (R5.1) and a run of one suit (R5.2): 5♣ 5♦ 6♥ make no meld."),
+        ("4s 8s Js", "A run's ranks follow on with no gap (R5.2): 4♠ 8♠ J♠ make no run."),
+        ("Ah 2h 3h", "Aces are high only, after the King (R5.2): 2♥ 3♥ A♥ make no run."),
+        ("Jk Jk 5h", "Jokers are not wild, they make only a set of their own (R5.3): 5♥ JK JK make no meld."),
+    ],
+)
+def test_a_refused_meld_says_which_rule_R5_1_R5_2_R5_3(text: str, said: str) -> None:
+    """Seen at the table: melding 4♠ J♠ 8♠ was refused with "Those cards do not make a
+    meld", which left a new player guessing; the refusal names what is wrong, and the
+    rule, as the rule book says the table does."""
+    game = position([f"{text} 2c", "", "", ""], phase="meld")
+    with pytest.raises(IllegalMove) as error:
+        game.apply(meld(text))
+    assert (error.value.code, error.value.message) == ("not-a-meld", said)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,7 +27,7 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.events import Resize
+from textual.events import Key, Resize
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -50,6 +50,7 @@ from rummy.protocol import PlayedBy, TallyLine
 
 from .. import advice, text
 from ..commands import ScreenActions
+from ..describe import turn_part
 from ..messages import (
     HandOrdered,
     LeaveTable,
@@ -73,6 +74,11 @@ from ..widgets.table.melds import MeldClicked, MeldsView
 from ..widgets.table.pile import DiscardPileView
 from .modals import ChooseScreen, ConfirmScreen
 from .results import DealChoice, DealEndScreen, GameChoice, GameEndScreen
+
+if TYPE_CHECKING:
+    from .help import Page
+
+TURN_KEYS = frozenset("stpmld")  # the keys of a turn's moves: each in its part of it (R4)
 
 HAND_KEYS: list[tuple[str, str]] = [
     ("1 … 9, 0", "select or unselect card 1 … 10 of your hand (from anywhere)"),
@@ -517,13 +523,16 @@ class TableScreen(Screen[None]):
         return None
 
     def action_meld(self) -> None:
-        cards = self._hand_cards()
-        if cards is None:
-            return
-        if len(cards) < 3:
+        """m melds the selected cards. Only the engine says what makes a meld: one or two
+        cards selected go to it and its refusal says why (this screen's own "select the
+        cards to meld first" told a player who had selected two that they had not)."""
+        if not self.hand.selected:
+            self.hand.focus()
             self.notify("Select the cards to meld first (space, or the number keys).", severity="warning")
             return
-        self._meld(tuple(cards))
+        cards = self._hand_cards()
+        if cards is not None:
+            self._meld(tuple(cards))
 
     @work(exclusive=True, group="choose")
     async def _meld(self, cards: tuple[Card, ...]) -> None:
@@ -534,7 +543,9 @@ class TableScreen(Screen[None]):
         if cards is None:
             return
         if len(cards) != 1:
-            self.notify("Select one card to lay off.", severity="warning")
+            # Several selected (as for a meld): "select one card" read as if none were.
+            many = f"Lay off one card at a time: {len(cards)} are selected."
+            self.notify(many if cards else "Select one card to lay off.", severity="warning")
             return
         self._lay_off(cards[0], None)
 
@@ -606,6 +617,31 @@ class TableScreen(Screen[None]):
                 self.hand.focus()
                 return
         self._play(move)
+
+    # --- a key of the turn out of its time ------------------------------------------------
+
+    def on_key(self, event: Key) -> None:
+        """A key of the turn that does not apply now (m before the draw, s after it, any
+        of them in another's turn) reached here unbound (``check_action``): it did
+        nothing, and a new player could not tell why. It says what applies now."""
+        why = self._not_now(event.key)
+        if why is not None:
+            event.stop()
+            self.notify(why, timeout=4)
+
+    def _not_now(self, key: str) -> str | None:
+        view = self.view
+        if key not in TURN_KEYS or view is None or view.seat is None or view.phase not in ("draw", "meld"):
+            return None
+        if not view.my_turn:
+            who = text.clean(self.seats.name(view.current), 24)
+            return f"It is {who}'s turn ({turn_part(view)}): wait for yours."
+        if view.phase == "draw" and key in "mld":
+            draw = "take (t) or pass (p)" if may_pass(view.stock_count) else "draw (s)"
+            return f"First {draw}: a turn is draw, meld, discard (R4)."
+        if view.phase == "meld" and key in "stp":
+            return "You have drawn this turn: now meld (m), lay off (l), or discard (d) to end it (R4)."
+        return None
 
     # --- everything else --------------------------------------------------------------------
 
@@ -751,9 +787,13 @@ class TableScreen(Screen[None]):
     def app_has_lobby(self) -> bool:
         return bool(getattr(self.app, "has_lobby", False))
 
-    def action_help(self) -> None:
+    def action_help(self, page: Page = "keys") -> None:
         from .help import HelpScreen  # the rule book is read only when asked for
 
+        self.app.push_screen(HelpScreen("Keys at the table", self.help_keys(), self.ascii, page=page))
+
+    def help_keys(self) -> list[tuple[str, Sequence[tuple[str, str]]]]:
+        """The keys of the table, in groups, as the help's first page lists them."""
         actions = [
             ("s", "draw from the stock"),
             (
@@ -788,8 +828,7 @@ class TableScreen(Screen[None]):
             ("?", "this help: keys, how to play, the rule book"),
             ("q", "quit (asks first during a game)"),
         ]
-        keys = [("Your turn", actions), ("Your hand", HAND_KEYS), ("Any time", other)]
-        self.app.push_screen(HelpScreen("Keys at the table", keys, self.ascii))
+        return [("Your turn", actions), ("Your hand", HAND_KEYS), ("Any time", other)]
 
     @work(exclusive=True, group="quit")
     async def action_leave(self) -> None:

@@ -106,6 +106,14 @@ def _rows(line: list[tuple[int, Token]]) -> int:
     return max(len(token) for _, token in line)
 
 
+def _widest(columns: Sequence[list[list[tuple[int, Token]]]]) -> int:
+    """The widest meld drawn: a long run wider than its column in one form was cut at
+    the column's edge (seen at 80x24: a run of nine framed faces lost its ninth card),
+    so a form fits only when every meld fits its column whole."""
+    pieces = (piece for c in columns for line in c for _, token in line for piece in token)
+    return max((piece.cell_length for piece in pieces), default=0)
+
+
 def layout(
     scene: Scene, width: int, height: int, cursor: int | None = None
 ) -> tuple[list[Content], list[Placed]]:
@@ -123,7 +131,8 @@ def layout(
             flow([(m.id, meld_token(m, scene, form, cursor)) for m in team], column) for team in by_team
         ]
         gap = 1 if form == "framed" else 0  # a blank line between rows of faces
-        if 1 + max(sum(_rows(line) + gap for line in c) - gap for c in columns) <= rows:
+        tall = 1 + max(sum(_rows(line) + gap for line in c) - gap for c in columns)
+        if tall <= rows and _widest(columns) <= column:
             break
     me = scene.seats.me
     heads = []

@@ -130,7 +130,9 @@ class DiscardPileView(Widget, can_focus=True):
         return width - fan_width(1, self._face_size()) - GAP
 
     def _chips_per_line(self, width: int) -> int:
-        return max(1, (self._room(width) + 1) // 4)  # "10♥ " is the widest chip with its space
+        # "10♥•" is the widest chip with its mark (a hint's dot, else a space): a line's
+        # last mark counts too, else a marked last chip wrapped onto the next line.
+        return max(1, self._room(width) // 4)
 
     def get_content_height(self, container: Area, viewport: Area, width: int) -> int:
         size = self._face_size()

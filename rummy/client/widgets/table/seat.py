@@ -195,6 +195,10 @@ class SeatPanel(Widget):
             # The name whole before its tags ("Mina (b…" was all a replay said of her).
             name = text.plain(info.name, "bold", limit=24)
             head = Content.assemble(where, "  ", name, ("  dealer" if dealer else "", "dim"))
+        if head.cell_length > width and dealer:
+            # Then before "dealer", which goes below ("South  N-S  Min..." at 80 columns).
+            head = Content.assemble(where, "  ", name)
+            status = Content.assemble(status, ("  " if status.cell_length else "", ""), ("dealer", "dim"))
         rows: list[Content] = [text.fit(head, width, look.ascii)]
         room = height - 1 - (1 if status.cell_length else 0)
         per_row = max(1, width // 4)  # a chip is at most three cells, then a space
