@@ -22,11 +22,12 @@ import contextlib
 import random
 import secrets
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
-from .engine import SEAT_NAMES, PlayerView, move_text, team_of
+from .engine import SEAT_NAMES, IllegalMove, Move, PlayerView, check_move, move_text, team_of
 from .engine.bots import BOT_NAMES, Bot
 from .net import Client
 from .protocol import (
@@ -47,14 +48,19 @@ from .protocol import (
     parse_address,
     sanitize,
 )
-from .sim import make_player
+from .sim import BotRaised, ask, make_player
 
 STARTED_WITHIN = 3.0  # seconds for the lobby to list the table asked for
 LEAVE_WITHIN = 2.0  # seconds for the server to answer a leave when the bot is stopped
 
 
 class BotStopped(Exception):
-    """The run cannot go on; the message is one sentence for the bot's author."""
+    """The run cannot go on; the message is one sentence for the bot's author, and
+    ``details`` the bot's own traceback when it raised."""
+
+    def __init__(self, line: str, details: str = "") -> None:
+        super().__init__(line)
+        self.details = details
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +121,7 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
     results: list[tuple[int, int, int]] = []
     bot: Bot | None = None
     answered = -1
+    slow_said = False  # the author was told the turn timer plays for a slow bot
     game_number = (client.table.games if client.table is not None else 0) + 1
 
     def alone(c: Client) -> bool:
@@ -156,15 +163,53 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
             continue
         if bot is None:  # one bot a game, as a seated bot: its memory is of this game
             bot = make_player(orders.bot, random.Random(f"{orders.seed}/{game_number}"))
-        move = bot.choose(view)
+        began = time.monotonic()
         try:
-            reply = await client.move(move, after=game.moves)
-        except TypeError:  # not a move at all (None, a string...): nothing to send
-            raise BotStopped(_misplayed(orders, view, move, "that is no move")) from None
-        if isinstance(reply, Error) and reply.code == errors.STALE:
-            continue  # the game moved on as the move went (a stand-in): wait for the news
+            move = ask(bot, view)
+        except BotRaised as error:  # stopped as for a refused move: its chair is left free
+            seat = SEAT_NAMES[view.seat]
+            raise BotStopped(
+                f"the bot {orders.bot} ({seat}) raised {error.what} in deal {view.deal}", error.details
+            ) from None
+        if not isinstance(move, Move):  # (None, a string...: nothing to send)
+            raise BotStopped(_misplayed(orders, view, move, "that is no move"))
+        unfit = _unfit(move)
+        if unfit is not None:
+            raise BotStopped(_misplayed(orders, view, move, unfit))
+        reply = await client.move(move, after=game.moves)
+        if isinstance(reply, Error) and reply.code in (errors.STALE, errors.NOT_PLAYING):
+            # The game moved on as the bot thought: the turn timer played its turn (even
+            # the game's last move: not-playing). Said once, or the author sees a bot that
+            # plays on and loses without knowing it never played.
+            if not slow_said:
+                slow_said = _too_slow(client, time.monotonic() - began, out)
+            continue  # wait for the news
         if not isinstance(reply, Ok):
             raise BotStopped(_misplayed(orders, view, move, reply))
+
+
+def _unfit(move: Move) -> str | None:
+    """Why the engine refuses ``move`` before any rule (None: it is fit to send), as it
+    does in rummy-sim. The wire takes a list of cards as well as a tuple, and a bot
+    that built ``NewMeld([...])`` played here, then was refused in rummy-sim."""
+    try:
+        check_move(move)
+    except IllegalMove as refusal:
+        return refusal.message
+    return None
+
+
+def _too_slow(client: Client, seconds: float, out: TextIO) -> bool:
+    """Tell the author that the table's turn timer played for their bot (True: said)."""
+    timer = client.table.options.turn_seconds if client.table is not None else 0
+    if not timer:
+        return False
+    say(
+        f"the bot took {seconds:.1f} s to choose, and this table's turn timer gives {timer} s a turn:"
+        " the server played that turn for it, and does so each time it is too slow",
+        out,
+    )
+    return True
 
 
 async def _answer(client: Client, kind: type[Ready] | type[PlayAgain]) -> None:
@@ -292,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(run(orders))
     except BotStopped as stopped:
+        print(stopped.details, end="", file=sys.stderr)  # the bot's traceback: the author's own text
         say(f"rummy-bot: {stopped}", sys.stderr)
         return 1
     except KeyboardInterrupt:

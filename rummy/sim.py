@@ -37,6 +37,7 @@ import os
 import secrets
 import sys
 import time
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -45,13 +46,68 @@ from random import Random
 from typing import Any
 
 from .cli_values import at_least_one, not_negative
-from .engine import SEAT_NAMES, Game, GameRecord, IllegalMove, Move, move_text, team_seats, view_for
+from .engine import (
+    SEAT_NAMES,
+    Game,
+    GameRecord,
+    IllegalMove,
+    Move,
+    PlayerView,
+    move_text,
+    team_seats,
+    view_for,
+)
 from .engine.bots import BOT_NAMES, LEVELS, Bot, Budget, make_bot
 from .protocol.record import RecordPlayer, encode_record_file, record_of_game
 
 
 class BotMisplayed(Exception):
-    """A bot answered with something the rules refuse: the run cannot go on."""
+    """A bot answered with something the rules refuse, or raised: the run cannot go on.
+    ``str()`` is the one line for its author; ``details`` the bot's own traceback when
+    it raised (where the line alone cannot show which of its calls went wrong)."""
+
+    def __init__(self, line: str, details: str = "") -> None:
+        super().__init__(line, details)  # (both in args: it crosses from a --jobs process)
+        self.line, self.details = line, details
+
+    def __str__(self) -> str:
+        return self.line
+
+
+class BotRaised(Exception):
+    """A bot's ``choose`` raised: ``what`` (type, message, where) and its traceback."""
+
+    def __init__(self, what: str, details: str) -> None:
+        super().__init__(what, details)
+        self.what, self.details = what, details
+
+
+_OURS = str(Path(__file__).resolve().parent)
+
+
+def raised(error: BaseException) -> str:
+    """An exception out of a bot author's code in a few words: its type, its message and
+    the line it came from, the innermost one of theirs (not of the engine they called)."""
+    text = f"{type(error).__name__}: {error}"
+    if isinstance(error, SyntaxError):
+        return text  # (its message names the file and the line already)
+    frames = traceback.extract_tb(error.__traceback__)
+    theirs = [f for f in frames if not f.filename.startswith((_OURS, "<"))]
+    if not theirs:
+        return text  # (raised by the call itself: a constructor that takes no random.Random)
+    frame = theirs[-1]
+    return f"{text} ({Path(frame.filename).name}, line {frame.lineno}, in {frame.name})"
+
+
+def ask(bot: Bot, view: PlayerView) -> object:
+    """The bot's answer to ``view``. A bot that raises is ``BotRaised``, with its own
+    traceback (from its ``choose`` down): an author's bug is theirs to read, not ours."""
+    try:
+        return bot.choose(view)
+    except Exception as error:
+        tb = error.__traceback__.tb_next if error.__traceback__ is not None else None
+        details = "".join(traceback.format_exception(type(error), error, tb))
+        raise BotRaised(raised(error), details) from None
 
 
 def bot_factory(spec: str) -> Callable[[Random], Bot]:
@@ -67,6 +123,8 @@ def bot_factory(spec: str) -> Callable[[Random], Bot]:
         module = importlib.import_module(module_name)
     except ImportError as error:
         raise ValueError(f"cannot import {module_name!r} for the bot {spec!r}: {error}") from None
+    except Exception as error:  # a SyntaxError in it, or its own code raising as it loads
+        raise ValueError(f"cannot import {module_name!r} for the bot {spec!r}: {raised(error)}") from None
     factory = getattr(module, attribute, None)
     if not callable(factory):
         raise ValueError(f"{module_name!r} has no {attribute!r} to call with a random.Random")
@@ -88,7 +146,9 @@ def make_player(name: str, rng: Random, budget: Budget | None = None) -> Bot:
         # A class written to take no random.Random, say: argparse shows a TypeError
         # from the check of --bots only as "invalid _bots value", and rummy-bot as
         # a traceback, so it is said here in words.
-        raise ValueError(f"{name} cannot be made with a random.Random: {error}") from None
+        raise ValueError(f"{name} cannot be made with a random.Random: {raised(error)}") from None
+    except Exception as error:  # its constructor's own bug: said as one line, not a traceback
+        raise ValueError(f"{name} raised {raised(error)} when made with a random.Random") from None
     if not callable(getattr(bot, "choose", None)):
         raise ValueError(f"{name} made {bot!r}, which has no choose(view) method")
     return bot
@@ -141,15 +201,20 @@ def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | N
         seat = game.current
         view = view_for(game, seat)
         began, began_cpu = clock(), cpu_clock()
-        move = bots[seat].choose(view)
+        try:
+            move = ask(bots[seat], view)
+        except BotRaised as error:
+            raise BotMisplayed(
+                f"the bot {seats[seat]} ({SEAT_NAMES[seat]}) raised {error.what} {_when(game, seed)}",
+                error.details,
+            ) from None
         decisions[seats[seat]].append(clock() - began)
         cpu[seats[seat]].append(cpu_clock() - began_cpu)
         why = _play(game, move)
         if why is not None:
             played = move_text(move) if isinstance(move, Move) else repr(move)
             raise BotMisplayed(
-                f"the bot {seats[seat]} ({SEAT_NAMES[seat]}) played {played} in deal {game.deal}"
-                f" of the game of seed {seed}, {len(game.moves)} moves in: {why}"
+                f"the bot {seats[seat]} ({SEAT_NAMES[seat]}) played {played} {_when(game, seed)}: {why}"
             )
     a, b, c, d = seats
     moves = tuple(game.moves)
@@ -157,6 +222,11 @@ def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | N
     return GameOutcome(
         seed, (a, b, c, d), game.totals(), game.winner(), len(moves), moves, seconds, decisions, cpu
     )
+
+
+def _when(game: Game, seed: int) -> str:
+    """Where in the run a bot went wrong, to find it again."""
+    return f"in deal {game.deal} of the game of seed {seed}, {len(game.moves)} moves in"
 
 
 def _play(game: Game, move: object) -> str | None:
@@ -520,6 +590,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             result = simulate(games, seed, names, jobs=args.jobs, budget=budget, save=save)
     except BotMisplayed as error:
+        print(error.details, end="", file=sys.stderr)  # the bot's traceback, when it raised
         print(f"rummy-sim: {error} (--seed {seed} plays the same games again)", file=sys.stderr)
         return 1
     print(report(result))

@@ -240,6 +240,25 @@ def not_a_bot(rng: random.Random) -> int:
 class Aloof(GreedyBot):  # made with nothing: not as rummy-sim makes a bot
     def __init__(self) -> None:
         super().__init__(random.Random(0))
+
+
+class Clumsy(GreedyBot):  # a bug of its own at its first meld phase
+    def choose(self, view: PlayerView) -> Move:
+        if view.phase == "meld":
+            return self.tally[view.seat]  # type: ignore[attr-defined]
+        return super().choose(view)
+
+
+class Fragile(GreedyBot):  # a bug of its own as it is made
+    def __init__(self, rng: random.Random) -> None:
+        raise KeyError("weights")
+
+
+class Sloppy(GreedyBot):  # its meld's cards in a list, not the tuple the engine's moves have
+    def choose(self, view: PlayerView) -> Move:
+        if view.phase == "meld":
+            return NewMeld(list(view.hand or ())[:3])  # type: ignore[arg-type]
+        return super().choose(view)
 """
 
 
@@ -286,9 +305,51 @@ def test_a_move_the_rules_refuse_stops_the_run_with_one_clear_line(
         assert "4 moves in: You do not hold the 2♣." in err  # the rules' own reason
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_bot_that_raises_stops_the_run_with_its_traceback_and_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], jobs: str
+) -> None:
+    """An author's bug in ``choose``: the bot's own traceback (from its ``choose``
+    down, none of ours), then one line naming the bot, its seat, the error and its
+    line, and the seed; exit status 1. It was a traceback through rummy-sim alone (and
+    under --jobs, through the process pool's), with nothing to find the game again."""
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert main(["--games", "2", "--seed", "8", "--bots", "my_bots:Clumsy,random", "--jobs", jobs]) == 1
+    err = capsys.readouterr().err
+    *traceback, line = err.strip().splitlines()
+    assert traceback[0] == "Traceback (most recent call last):"
+    assert "my_bots.py" in traceback[1] and "in choose" in traceback[1]
+    assert traceback[-1] == "AttributeError: 'Clumsy' object has no attribute 'tally'"
+    assert "sim.py" not in err
+    assert line.startswith("rummy-sim: the bot my_bots:Clumsy (")
+    assert ") raised AttributeError: 'Clumsy' object has no attribute 'tally' (my_bots.py, line " in line
+    assert ", in choose) in deal 1 of the game of seed " in line
+    assert line.endswith("(--seed 8 plays the same games again)")
+
+
+def test_cards_in_a_list_are_refused_as_the_engine_refuses_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert main(["--games", "2", "--seed", "8", "--bots", "my_bots:Sloppy,random"]) == 1
+    assert "The cards must be a tuple, not a list." in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("spec", "said"),
     [
+        # These three were tracebacks out of the import or of the bot's constructor.
+        ("broken_bots:Bot", "cannot import 'broken_bots' for the bot 'broken_bots:Bot': SyntaxError: "),
+        (
+            "loud_bots:Bot",
+            "cannot import 'loud_bots' for the bot 'loud_bots:Bot': "
+            "RuntimeError: no weights file (loud_bots.py, line 2, in <module>)",
+        ),
+        ("spec_bots:Fragile", "spec_bots:Fragile raised KeyError: 'weights' (spec_bots.py, line "),
         ("no_such_module_here:Bot", "cannot import 'no_such_module_here' for the bot"),
         ("spec_bots:Nobody", "'spec_bots' has no 'Nobody' to call with a random.Random"),
         ("spec_bots:not_a_bot", "spec_bots:not_a_bot made 3, which has no choose(view) method"),
@@ -301,6 +362,9 @@ def test_a_bot_of_ones_own_that_cannot_be_made_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], spec: str, said: str
 ) -> None:
     (tmp_path / "spec_bots.py").write_text(GREEDY, encoding="utf-8")
+    (tmp_path / "broken_bots.py").write_text("class Bot\n    pass\n", encoding="utf-8")
+    loud = "import os\nraise RuntimeError('no weights file')\n"
+    (tmp_path / "loud_bots.py").write_text(loud, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
     with pytest.raises(SystemExit) as info:
