@@ -88,7 +88,7 @@ _OURS = str(Path(__file__).resolve().parent)
 def raised(error: BaseException) -> str:
     """An exception out of a bot author's code in a few words: its type, its message and
     the line it came from, the innermost one of theirs (not of the engine they called)."""
-    text = f"{type(error).__name__}: {error}"
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__  # (a bare assert)
     if isinstance(error, SyntaxError):
         return text  # (its message names the file and the line already)
     frames = traceback.extract_tb(error.__traceback__)
@@ -117,6 +117,15 @@ def bot_factory(spec: str) -> Callable[[Random], Bot]:
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise ValueError(f"a bot of your own is MODULE:NAME (mybot:GreedyBot), not {spec!r}")
+    if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
+        # A file's path is what an author tries first; import would say only "No module
+        # named 'bots/mybot'", with nothing of what to write instead.
+        file = Path(module_name)
+        where = "" if str(file.parent) == "." else f"run from {file.parent} with "
+        raise ValueError(
+            f"{spec!r}: MODULE is a module's name as Python imports it from the current directory,"
+            f" not a file: {where}{file.stem}:{attribute}"
+        )
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # as python -m does: the author's module is here
     try:

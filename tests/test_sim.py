@@ -254,6 +254,11 @@ class Fragile(GreedyBot):  # a bug of its own as it is made
         raise KeyError("weights")
 
 
+class Brittle(GreedyBot):  # a bare assert as it is made
+    def __init__(self, rng: random.Random) -> None:
+        assert rng is None
+
+
 class Sloppy(GreedyBot):  # its meld's cards in a list, not the tuple the engine's moves have
     def choose(self, view: PlayerView) -> Move:
         if view.phase == "meld":
@@ -350,6 +355,11 @@ def test_cards_in_a_list_are_refused_as_the_engine_refuses_them(
             "RuntimeError: no weights file (loud_bots.py, line 2, in <module>)",
         ),
         ("spec_bots:Fragile", "spec_bots:Fragile raised KeyError: 'weights' (spec_bots.py, line "),
+        # A bare assert: its type alone, not "AssertionError: ".
+        ("spec_bots:Brittle", "spec_bots:Brittle raised AssertionError (spec_bots.py, line "),
+        # A file's path for MODULE: it said only "No module named 'bots/spec_bots'".
+        ("spec_bots.py:GreedyBot", "not a file: spec_bots:GreedyBot"),
+        ("bots/spec_bots.py:GreedyBot", "not a file: run from bots with spec_bots:GreedyBot"),
         ("no_such_module_here:Bot", "cannot import 'no_such_module_here' for the bot"),
         ("spec_bots:Nobody", "'spec_bots' has no 'Nobody' to call with a random.Random"),
         ("spec_bots:not_a_bot", "spec_bots:not_a_bot made 3, which has no choose(view) method"),
