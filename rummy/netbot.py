@@ -23,7 +23,7 @@ import random
 import secrets
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -77,9 +77,10 @@ class Orders:
     seed: int
 
 
-def free_chair(table: TableInfo, chair: int | None) -> int:
-    """The chair to sit in: ``chair`` if it is free, else the first free one."""
-    free = [c.chair for c in table.chairs if c.name is None]
+def free_chair(table: TableInfo, chair: int | None, taken: Collection[int] = ()) -> int:
+    """The chair to sit in: ``chair`` if it is free, else the first free one (not one
+    of ``taken``, those the server said were taken since the lobby listed the table)."""
+    free = [c.chair for c in table.chairs if c.name is None and c.chair not in taken]
     if chair is not None:
         if chair not in free:
             raise BotStopped(
@@ -107,11 +108,18 @@ async def sit(client: Client, orders: Orders) -> tuple[int, TableInfo]:
     if table is None:
         listed = ", ".join(str(t) for t in sorted(client.lobby)) or "none"
         raise BotStopped(f"the server has no table {orders.table_id} (its tables: {listed})")
-    chair = free_chair(table, orders.chair)
-    seated = await client.request(Sit, table_id=orders.table_id, chair=chair)
-    if not isinstance(seated, Seated):
-        raise BotStopped(f"cannot sit at table {orders.table_id}: {_said(seated)}")
-    return chair, table
+    # The lobby tells of a table's chairs up to half a second late: two rummy-bots
+    # started together both saw the same chair free, and the second stopped at "That
+    # chair is taken" beside a free one. A chair taken meanwhile is passed over.
+    taken: set[int] = set()
+    while True:
+        chair = free_chair(table, orders.chair, taken)
+        seated = await client.request(Sit, table_id=orders.table_id, chair=chair)
+        if isinstance(seated, Seated):
+            return chair, table
+        if orders.chair is not None or not (isinstance(seated, Error) and seated.code == errors.CHAIR_TAKEN):
+            raise BotStopped(f"cannot sit at table {orders.table_id}: {_said(seated)}")
+        taken.add(chair)
 
 
 async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[tuple[int, int, int]]:

@@ -94,6 +94,22 @@ async def test_the_bot_sits_plays_the_game_out_and_leaves(server: Server) -> Non
     await ann.close()
 
 
+async def test_two_started_at_once_sit_in_the_two_free_chairs(server: Server) -> None:
+    """Both saw the same chair free in the lobby (it tells of chairs up to half a second
+    late); the second stopped at "That chair is taken" beside a free chair."""
+    ann, table_id = await ann_at_a_table(server, bots=(3,))
+    outs = [io.StringIO(), io.StringIO()]
+    bots = [asyncio.create_task(run(orders(server, table_id, "easy"), out)) for out in outs]
+    table = server.table(table_id)
+    assert table is not None
+    await eventually(lambda: all(table.chairs) or any(b.done() for b in bots))
+    assert not any(b.done() for b in bots), [b.exception() for b in bots if b.done()]
+    assert isinstance(await ann.request(Start), Ok)
+    await asyncio.wait_for(asyncio.gather(play(ann), *bots), TIMEOUT * 3)
+    assert {out.getvalue().split(" sits in chair ")[1][0] for out in outs} == {"2", "3"}
+    await ann.close()
+
+
 async def test_it_asks_for_another_game_while_games_wants_more(server: Server) -> None:
     ann, table_id = await ann_at_a_table(server)
     out = io.StringIO()
