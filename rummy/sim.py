@@ -99,15 +99,32 @@ def raised(error: BaseException) -> str:
     return f"{text} ({Path(frame.filename).name}, line {frame.lineno}, in {frame.name})"
 
 
+class BotInterrupted(KeyboardInterrupt):
+    """Ctrl+C while a bot was choosing (still a ``KeyboardInterrupt``): ``details`` is
+    where the bot was, and ``line`` which bot, for how long and in which game, so that
+    a bot that takes too long, or never answers, is found."""
+
+    def __init__(self, details: str, line: str = "") -> None:
+        super().__init__(details, line)
+        self.details, self.line = details, line
+
+
+def _their_traceback(error: BaseException) -> str:
+    """``error``'s traceback from the bot's ``choose`` down: the frame that called it is ours."""
+    tb = error.__traceback__.tb_next if error.__traceback__ is not None else None
+    return "".join(traceback.format_exception(type(error), error, tb))
+
+
 def ask(bot: Bot, view: PlayerView) -> object:
     """The bot's answer to ``view``. A bot that raises is ``BotRaised``, with its own
-    traceback (from its ``choose`` down): an author's bug is theirs to read, not ours."""
+    traceback (from its ``choose`` down): an author's bug is theirs to read, not ours.
+    Ctrl+C as it chooses is ``BotInterrupted``, with where it was."""
     try:
         return bot.choose(view)
     except Exception as error:
-        tb = error.__traceback__.tb_next if error.__traceback__ is not None else None
-        details = "".join(traceback.format_exception(type(error), error, tb))
-        raise BotRaised(raised(error), details) from None
+        raise BotRaised(raised(error), _their_traceback(error)) from None
+    except KeyboardInterrupt as stop:
+        raise BotInterrupted(_their_traceback(stop)) from None
 
 
 def bot_factory(spec: str) -> Callable[[Random], Bot]:
@@ -217,6 +234,12 @@ def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | N
                 f"the bot {seats[seat]} ({SEAT_NAMES[seat]}) raised {error.what} {_when(game, seed)}",
                 error.details,
             ) from None
+        except BotInterrupted as stop:
+            stop.line = (
+                f"while the bot {seats[seat]} ({SEAT_NAMES[seat]}) had been choosing for"
+                f" {clock() - began:.1f} s, {_when(game, seed)}"
+            )
+            raise
         decisions[seats[seat]].append(clock() - began)
         cpu[seats[seat]].append(cpu_clock() - began_cpu)
         why = _play(game, move)
@@ -602,6 +625,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(error.details, end="", file=sys.stderr)  # the bot's traceback, when it raised
         print(f"rummy-sim: {error} (--seed {seed} plays the same games again)", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as stop:  # ctrl+c: no traceback through the run, only the bot's
+        if isinstance(stop, BotInterrupted) and stop.line:
+            print(stop.details, end="", file=sys.stderr)
+            again = f"(--seed {seed} plays the same games again)"
+            print(f"rummy-sim: stopped {stop.line} {again}", file=sys.stderr)
+        else:
+            print("rummy-sim: stopped", file=sys.stderr)
+        return 130
     print(report(result))
     if save is not None:
         print(f"{games} game records written to {save}/ (watch one: rummy-client --replay FILE)")

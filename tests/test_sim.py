@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -259,6 +260,13 @@ class Brittle(GreedyBot):  # a bare assert as it is made
         assert rng is None
 
 
+class Stuck(GreedyBot):  # thinks until its author presses ctrl+c (here, at its second meld phase)
+    def choose(self, view: PlayerView) -> Move:
+        if view.phase == "meld" and len(view.hand or ()) < 8:
+            raise KeyboardInterrupt
+        return super().choose(view)
+
+
 class Sloppy(GreedyBot):  # its meld's cards in a list, not the tuple the engine's moves have
     def choose(self, view: PlayerView) -> Move:
         if view.phase == "meld":
@@ -331,6 +339,25 @@ def test_a_bot_that_raises_stops_the_run_with_its_traceback_and_one_line(
     assert line.startswith("rummy-sim: the bot my_bots:Clumsy (")
     assert ") raised AttributeError: 'Clumsy' object has no attribute 'tally' (my_bots.py, line " in line
     assert ", in choose) in deal 1 of the game of seed " in line
+    assert line.endswith("(--seed 8 plays the same games again)")
+
+
+def test_ctrl_c_as_a_bot_thinks_says_which_bot_and_where_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot slow to answer, or that never does: its author stops the run. It was a
+    traceback through rummy-sim; now the bot's own (where it was), then one line:
+    which bot, for how long, which game; exit status 130."""
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert main(["--games", "2", "--seed", "8", "--bots", "my_bots:Stuck,random"]) == 130
+    err = capsys.readouterr().err
+    *traceback, line = err.strip().splitlines()
+    assert traceback[0] == "Traceback (most recent call last):" and "sim.py" not in err
+    assert "my_bots.py" in traceback[1] and traceback[-1] == "KeyboardInterrupt"
+    assert line.startswith("rummy-sim: stopped while the bot my_bots:Stuck (")
+    assert re.search(r"\) had been choosing for \d+\.\d s, in deal 1 of the game of seed \d+, ", line)
     assert line.endswith("(--seed 8 plays the same games again)")
 
 
