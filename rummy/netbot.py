@@ -1,4 +1,4 @@
-"""``rummy-bot HOST:PORT --table N [--chair C] [--bot LEVEL|MODULE:NAME] [--name NAME] [--games N]``
+"""``rummy-bot HOST:PORT --table N [--chair 1-4] [--bot LEVEL|MODULE:NAME] [--name NAME] [--games N]``
 
 A bot in a chair of a server's table: how a bot author plays against their own bot,
 or lets friends do so. Someone opens a table in the lobby (its number is in the
