@@ -153,8 +153,21 @@ def bot_factory(spec: str) -> Callable[[Random], Bot]:
         raise ValueError(f"cannot import {module_name!r} for the bot {spec!r}: {raised(error)}") from None
     factory = getattr(module, attribute, None)
     if not callable(factory):
+        _shadowed(module_name, module.__file__)
         raise ValueError(f"{module_name!r} has no {attribute!r} to call with a random.Random")
     return factory  # type: ignore[no-any-return]
+
+
+def _shadowed(module_name: str, imported: str | None) -> None:
+    """Raise ``ValueError`` when the author's ``MODULE.py`` here is not what ``MODULE``
+    imports: a module already loaded by that name (``rummy.py``, ``random.py``) comes
+    first, and "has no 'GreedyBot'" would send them looking in their own file."""
+    theirs = Path.cwd() / f"{module_name}.py"
+    if theirs.is_file() and (imported is None or Path(imported).resolve() != theirs.resolve()):
+        raise ValueError(
+            f"{module_name!r} imports {imported or 'a module already loaded'}, not your {theirs.name} here:"
+            " give your file another name"
+        )
 
 
 def make_player(name: str, rng: Random, budget: Budget | None = None) -> Bot:

@@ -387,6 +387,8 @@ def test_cards_in_a_list_are_refused_as_the_engine_refuses_them(
         # A file's path for MODULE: it said only "No module named 'bots/spec_bots'".
         ("spec_bots.py:GreedyBot", "not a file: spec_bots:GreedyBot"),
         ("bots/spec_bots.py:GreedyBot", "not a file: run from bots with spec_bots:GreedyBot"),
+        # A bot in rummy.py: it said "'rummy' has no 'GreedyBot'", of our package.
+        ("rummy:GreedyBot", "not your rummy.py here: give your file another name"),
         ("no_such_module_here:Bot", "cannot import 'no_such_module_here' for the bot"),
         ("spec_bots:Nobody", "'spec_bots' has no 'Nobody' to call with a random.Random"),
         ("spec_bots:not_a_bot", "spec_bots:not_a_bot made 3, which has no choose(view) method"),
@@ -400,10 +402,12 @@ def test_a_bot_of_ones_own_that_cannot_be_made_is_a_clear_error(
 ) -> None:
     (tmp_path / "spec_bots.py").write_text(GREEDY, encoding="utf-8")
     (tmp_path / "broken_bots.py").write_text("class Bot\n    pass\n", encoding="utf-8")
+    (tmp_path / "rummy.py").write_text(GREEDY, encoding="utf-8")
     loud = "import os\nraise RuntimeError('no weights file')\n"
     (tmp_path / "loud_bots.py").write_text(loud, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.delitem(sys.modules, "spec_bots", raising=False)  # this test's own, not an earlier one's
     with pytest.raises(SystemExit) as info:
         main(["--bots", f"{spec},random"])
     assert info.value.code == 2
