@@ -23,8 +23,9 @@ import random
 import secrets
 import sys
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
+from functools import partial
 from typing import TextIO
 
 from .engine import SEAT_NAMES, IllegalMove, Move, PlayerView, check_move, move_text, team_of
@@ -40,6 +41,7 @@ from .protocol import (
     PlayAgain,
     Ready,
     Seated,
+    ServerMessage,
     Sit,
     TableInfo,
     Welcome,
@@ -52,6 +54,7 @@ from .sim import BotRaised, ask, make_player
 
 STARTED_WITHIN = 3.0  # seconds for the lobby to list the table asked for
 LEAVE_WITHIN = 2.0  # seconds for the server to answer a leave when the bot is stopped
+RATE_WAIT = 0.25  # seconds before asking again when rate-limited (an over-rate connection is read so often)
 
 
 class BotStopped(Exception):
@@ -114,7 +117,7 @@ async def sit(client: Client, orders: Orders) -> tuple[int, TableInfo]:
     taken: set[int] = set()
     while True:
         chair = free_chair(table, orders.chair, taken)
-        seated = await client.request(Sit, table_id=orders.table_id, chair=chair)
+        seated = await _unhurried(partial(client.request, Sit, table_id=orders.table_id, chair=chair))
         if isinstance(seated, Seated):
             return chair, table
         if orders.chair is not None or not (isinstance(seated, Error) and seated.code == errors.CHAIR_TAKEN):
@@ -184,7 +187,7 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
         unfit = _unfit(move)
         if unfit is not None:
             raise BotStopped(_misplayed(orders, view, move, unfit))
-        reply = await client.move(move, after=game.moves)
+        reply = await _unhurried(partial(client.move, move, after=game.moves))
         if isinstance(reply, Error) and reply.code in (errors.STALE, errors.NOT_PLAYING):
             # The game moved on as the bot thought: the turn timer played its turn (even
             # the game's last move: not-playing). Said once, or the author sees a bot that
@@ -220,9 +223,21 @@ def _too_slow(client: Client, seconds: float, out: TextIO) -> bool:
     return True
 
 
+async def _unhurried(ask: Callable[[], Awaitable[ServerMessage]]) -> ServerMessage:
+    """The server's answer to ``ask()``, asked again while it is ``rate-limited``: nothing
+    was done (docs/PROTOCOL.md). At a server whose bots wait for nothing (--bot-delay 0)
+    a game goes faster than the rate allows, and the bot stopped, its move "refused:
+    Too many requests", or waited for a next game it had not been heard to ask for."""
+    while True:
+        reply = await ask()
+        if not (isinstance(reply, Error) and reply.code == errors.RATE_LIMITED):
+            return reply
+        await asyncio.sleep(RATE_WAIT)
+
+
 async def _answer(client: Client, kind: type[Ready] | type[PlayAgain]) -> None:
     """Ready, or another game: refused only when the table has moved on already."""
-    reply = await client.request(kind)
+    reply = await _unhurried(lambda: client.request(kind))
     if not isinstance(reply, Ok | Error):
         raise BotStopped(f"the server answered {kind.__name__} with {reply!r}")
 
@@ -289,10 +304,10 @@ async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
             # table's creator could not free, at a table kept open with nobody else at it.
             if not client.closed:
                 with contextlib.suppress(ConnectionError, TimeoutError):
-                    await client.request(Leave, timeout=LEAVE_WITHIN)
+                    await _unhurried(lambda: client.request(Leave, timeout=LEAVE_WITHIN))
             raise
         with contextlib.suppress(ConnectionError, TimeoutError):
-            await client.request(Leave)
+            await _unhurried(lambda: client.request(Leave))
         won = sum(ours > theirs for ours, theirs, _ in results)
         say(f"{orders.name} leaves the table: its team won {won} of {len(results)}.", out)
     except ConnectionError:

@@ -94,6 +94,24 @@ async def test_the_bot_sits_plays_the_game_out_and_leaves(server: Server) -> Non
     await ann.close()
 
 
+async def test_a_server_that_limits_its_rate_slows_it_down_and_stops_nothing() -> None:
+    """At a server whose bots wait for nothing (``--bot-delay 0``, as a bot author runs
+    one) a game goes faster than the rate limit allows. rummy-bot stopped there, its move
+    "refused: Too many requests" (nothing had been done): now it asks again, a little later."""
+    limited = {**FAST, "rate": 4.0, "burst": 16}  # (hello with the lobby costs 10)
+    server = await start_server(host="127.0.0.1", port=0, db_path=None, **limited)
+    ann, table_id = await ann_at_a_table(server, options=TableOptions(on_drop="bot"))
+    out = io.StringIO()
+    bot = asyncio.create_task(run(orders(server, table_id, "easy"), out))
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+    assert isinstance(await ann.request(Start), Ok)
+    assert isinstance(await ann.request(Leave), Ok)  # a stand-in plays Ann's seat, at its pace
+    await asyncio.wait_for(bot, TIMEOUT * 3)
+    assert out.getvalue().splitlines()[1].startswith("game 1: the bot's team ")
+    await ann.close()
+    await server.close()
+
+
 async def test_two_started_at_once_sit_in_the_two_free_chairs(server: Server) -> None:
     """Both saw the same chair free in the lobby (it tells of chairs up to half a second
     late); the second stopped at "That chair is taken" beside a free chair."""
