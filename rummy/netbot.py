@@ -282,7 +282,7 @@ def _said(reply: object) -> str:
 async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
     """The whole run: connect, sit, play, leave. Raises ``BotStopped``."""
     try:
-        client = await Client.connect(orders.host, orders.port)
+        client = await Client.connect(orders.host, orders.port, keep_received=False)  # (it plays for hours)
     except OSError as error:
         where = address_text(orders.host, orders.port)
         raise BotStopped(f"cannot reach {where}: {error.strerror or error}") from None
