@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TextIO
 
+from .cli_values import why_not_reached
 from .engine import SEAT_NAMES, IllegalMove, Move, PlayerView, check_move, move_text, team_of
 from .engine.bots import BOT_NAMES, Bot
 from .net import Client
@@ -285,7 +286,7 @@ async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
         client = await Client.connect(orders.host, orders.port, keep_received=False)  # (it plays for hours)
     except OSError as error:
         where = address_text(orders.host, orders.port)
-        raise BotStopped(f"cannot reach {where}: {error.strerror or error}") from None
+        raise BotStopped(f"cannot reach {where}: {why_not_reached(error)}") from None
     try:
         try:
             chair, table = await sit(client, orders)

@@ -348,4 +348,6 @@ def test_the_command_line_reads_its_orders_and_refuses_bad_ones(tmp_path: Path) 
     assert run_.returncode == 2 and "Traceback" not in run_.stderr
     assert "cannot import 'typo_bots' for the bot 'typo_bots:Bot': SyntaxError: expected ':'" in run_.stderr
     run_ = rummy_bot()
-    assert run_.returncode == 1 and run_.stderr.startswith("rummy-bot: cannot reach 127.0.0.1:1")
+    # (It said "Connect call failed ('127.0.0.1', 1)", asyncio's words; now rummy-client's.)
+    assert run_.returncode == 1
+    assert run_.stderr == "rummy-bot: cannot reach 127.0.0.1:1: nobody is listening there\n"
