@@ -21,7 +21,9 @@ import asyncio
 import contextlib
 import random
 import secrets
+import signal
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
@@ -51,7 +53,7 @@ from .protocol import (
     parse_address,
     sanitize,
 )
-from .sim import BotRaised, ask, make_player
+from .sim import BotInterrupted, BotRaised, ask, make_player
 
 STARTED_WITHIN = 3.0  # seconds for the lobby to list the table asked for
 LEAVE_WITHIN = 2.0  # seconds for the server to answer a leave when the bot is stopped
@@ -62,9 +64,10 @@ class BotStopped(Exception):
     """The run cannot go on; the message is one sentence for the bot's author, and
     ``details`` the bot's own traceback when it raised."""
 
-    def __init__(self, line: str, details: str = "") -> None:
+    def __init__(self, line: str, details: str = "", interrupted: bool = False) -> None:
         super().__init__(line)
         self.details = details
+        self.interrupted = interrupted  # by its author's ctrl+c
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,12 +179,19 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
         if bot is None:  # one bot a game, as a seated bot: its memory is of this game
             bot = make_player(orders.bot, random.Random(f"{orders.seed}/{game_number}"))
         began = time.monotonic()
+        seat = SEAT_NAMES[view.seat]
         try:
-            move = ask(bot, view)
+            move = _ask_interruptibly(bot, view)
         except BotRaised as error:  # stopped as for a refused move: its chair is left free
-            seat = SEAT_NAMES[view.seat]
             raise BotStopped(
                 f"the bot {orders.bot} ({seat}) raised {error.what} in deal {view.deal}", error.details
+            ) from None
+        except BotInterrupted as stop:  # ctrl+c: it leaves its chair as when stopped waiting
+            raise BotStopped(
+                f"stopped while the bot {orders.bot} ({seat}) had been choosing for"
+                f" {time.monotonic() - began:.1f} s, in deal {view.deal}",
+                stop.details,
+                interrupted=True,
             ) from None
         if not isinstance(move, Move):  # (None, a string...: nothing to send)
             raise BotStopped(_misplayed(orders, view, move, "that is no move"))
@@ -198,6 +208,20 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
             continue  # wait for the news
         if not isinstance(reply, Ok):
             raise BotStopped(_misplayed(orders, view, move, reply))
+
+
+def _ask_interruptibly(bot: Bot, view: PlayerView) -> object:
+    """``ask(bot, view)`` with ctrl+c raising in the bot as it thinks. asyncio's own
+    handler only cancels the run at its next ``await``, which a bot that never answers
+    never lets come: one ctrl+c did nothing, with not a word."""
+    if threading.current_thread() is not threading.main_thread():
+        return ask(bot, view)  # (signals are the main thread's)
+    handler = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return ask(bot, view)
+    finally:
+        signal.signal(signal.SIGINT, handler)
 
 
 def _unfit(move: Move) -> str | None:
@@ -363,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     except BotStopped as stopped:
         print(stopped.details, end="", file=sys.stderr)  # the bot's traceback: the author's own text
         say(f"rummy-bot: {stopped}", sys.stderr)
-        return 1
+        return 130 if stopped.interrupted else 1
     except KeyboardInterrupt:
         print("rummy-bot: stopped", file=sys.stderr)
         return 130

@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import re
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -315,6 +317,51 @@ async def test_a_bot_slower_than_the_turn_timer_is_told_so(server: Server, tmp_p
     )
     assert said[2].startswith("game 1: the bot's team ")
     await ann.close()
+
+
+HANG = """
+class Hang:
+    def __init__(self, rng):
+        pass
+
+    def choose(self, view):
+        while True:
+            pass
+"""
+
+
+async def test_one_ctrl_c_stops_a_bot_that_never_answers(server: Server, tmp_path: Path) -> None:
+    """asyncio's ctrl+c only cancels the run at its next await, which a bot looping in
+    ``choose`` never reaches: one ctrl+c did nothing, without a word. Now it stops the
+    bot where it is, says where (its traceback) and for how long, and leaves (exit 130)."""
+    (tmp_path / "hang_bots.py").write_text(HANG, encoding="utf-8")
+    ann, table_id = await ann_at_a_table(server, options=TableOptions(on_drop="bot"))
+    bot = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "rummy.netbot", f"127.0.0.1:{server.port}", "--table", str(table_id)),
+        *("--bot", "hang_bots:Hang"),
+        cwd=tmp_path,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+    assert isinstance(await ann.request(Start), Ok)
+    assert isinstance(await ann.request(Leave), Ok)  # a stand-in plays Ann's seat
+    seat = server.table(table_id).seat_of_chair(1)  # type: ignore[union-attr]
+    await ann.close()
+    await eventually(lambda: server.table(table_id).game.current == seat)  # type: ignore[union-attr]
+    await asyncio.sleep(0.5)  # (it thinks)
+    bot.send_signal(signal.SIGINT)
+    try:
+        _, err = await asyncio.wait_for(bot.communicate(), TIMEOUT)
+    finally:
+        if bot.returncode is None:  # (it did not stop: it must not spin on after the test)
+            bot.kill()
+            await bot.wait()
+    assert bot.returncode == 130
+    *traceback, line = err.decode().strip().splitlines()
+    assert traceback[0] == "Traceback (most recent call last):" and traceback[-1] == "KeyboardInterrupt"
+    assert re.fullmatch(r"rummy-bot: stopped while the bot hang_bots:Hang \(\w+\) had been choosing for"
+                        r" \d+\.\d s, in deal 1", line)
 
 
 def rummy_bot(*options: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
