@@ -31,7 +31,7 @@ from functools import partial
 from typing import TextIO
 
 from .cli_values import why_not_reached
-from .engine import SEAT_NAMES, IllegalMove, Move, PlayerView, check_move, move_text, team_of
+from .engine import SEAT_NAMES, IllegalMove, Move, PlayerView, check_move, team_of
 from .engine.bots import BOT_NAMES, Bot
 from .net import Client
 from .protocol import (
@@ -53,7 +53,7 @@ from .protocol import (
     parse_address,
     sanitize,
 )
-from .sim import BotInterrupted, BotRaised, ask, make_player
+from .sim import BotInterrupted, BotRaised, ask, make_player, move_shown
 
 STARTED_WITHIN = 3.0  # seconds for the lobby to list the table asked for
 LEAVE_WITHIN = 2.0  # seconds for the server to answer a leave when the bot is stopped
@@ -279,12 +279,11 @@ def _game_line(number: int, ours: int, theirs: int) -> str:
 
 def _misplayed(orders: Orders, view: PlayerView, move: object, reply: object) -> str:
     seat = SEAT_NAMES[view.seat or 0]
-    try:
-        played = move_text(move)  # type: ignore[arg-type]
-    except TypeError:  # (move_text knows only moves)
-        played = repr(move)
     refused = _said(reply)
-    return f"the bot {orders.bot} ({seat}) played {played} in deal {view.deal}, and it was refused: {refused}"
+    return (
+        f"the bot {orders.bot} ({seat}) played {move_shown(move)} in deal {view.deal},"
+        f" and it was refused: {refused}"
+    )
 
 
 def closed(client: Client) -> BotStopped:

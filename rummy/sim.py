@@ -53,6 +53,7 @@ from .engine import (
     IllegalMove,
     Move,
     PlayerView,
+    check_move,
     move_text,
     team_seats,
     view_for,
@@ -257,7 +258,7 @@ def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | N
         cpu[seats[seat]].append(cpu_clock() - began_cpu)
         why = _play(game, move)
         if why is not None:
-            played = move_text(move) if isinstance(move, Move) else repr(move)
+            played = move_shown(move)
             raise BotMisplayed(
                 f"the bot {seats[seat]} ({SEAT_NAMES[seat]}) played {played} {_when(game, seed)}: {why}"
             )
@@ -267,6 +268,17 @@ def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | N
     return GameOutcome(
         seed, (a, b, c, d), game.totals(), game.winner(), len(moves), moves, seconds, decisions, cpu
     )
+
+
+def move_shown(move: object) -> str:
+    """A bot's answer as its author should see it: the text form (``discard 7h``) of a
+    move the engine can read, else the object itself. A card given as "7h" made the
+    text form raise (a traceback out of rummy-sim), and 99 read "discard Jk48"."""
+    try:
+        check_move(move)
+    except IllegalMove:
+        return repr(move)
+    return move_text(move)  # type: ignore[arg-type]  # (check_move let only moves by)
 
 
 def _when(game: Game, seed: int) -> str:

@@ -241,7 +241,11 @@ async def test_a_server_that_stops_is_named_with_its_reason_and_its_words_are_pl
         ("Cheat", r"the bot my_bots:Cheat \(\w+\) played discard \w+ in deal 1, and it was refused: You do"),
         # The server took the list (the wire has no tuples), and the same bot was then
         # refused in rummy-sim: now it is refused here too, in the engine's words.
-        ("Sloppy", r"the bot my_bots:Sloppy \(\w+\) played meld .* The cards must be a tuple, not a list\."),
+        (
+            "Sloppy",
+            r"the bot my_bots:Sloppy \(\w+\) played NewMeld\(cards=\[.*\]\) in deal 1,"
+            r" and it was refused: The cards must be a tuple, not a list\.",
+        ),
         # It was a traceback through rummy-bot, and the chair was left as if dropped.
         (
             "Clumsy",

@@ -267,6 +267,12 @@ class Stuck(GreedyBot):  # thinks until its author presses ctrl+c (here, at its 
         return super().choose(view)
 
 
+class Wordy(GreedyBot):  # discards a card by its text
+    def choose(self, view: PlayerView) -> Move:
+        move = super().choose(view)
+        return Discard("7h") if isinstance(move, Discard) else move  # type: ignore[arg-type]
+
+
 class Sloppy(GreedyBot):  # its meld's cards in a list, not the tuple the engine's moves have
     def choose(self, view: PlayerView) -> Move:
         if view.phase == "meld":
@@ -299,6 +305,8 @@ def test_a_bot_authors_own_bot_plays_as_module_and_name(tmp_path: Path) -> None:
     [
         ("Cheat", "played discard 2c in deal 1 of the game of seed "),
         ("Mute", "played None in deal 1 of the game of seed "),
+        # Shown as it is: the text form of it raised (a traceback out of rummy-sim).
+        ("Wordy", "played Discard(card='7h') in deal 1 of the game of seed "),
     ],
 )
 def test_a_move_the_rules_refuse_stops_the_run_with_one_clear_line(
