@@ -11,7 +11,9 @@ table and says how the games went.
 
 It sees what any player sees (its own view, R9) and moves through the protocol
 like any client (docs/PROTOCOL.md), so a move the rules refuse is the server's
-refusal: the bot's author gets it in one line, and the exit status is 1.
+refusal: the bot's author gets it in one line, and the exit status is 1. A bot that
+raises is told as in ``rummy-sim`` (its traceback, then one line), and so is ctrl+c
+while it thinks (exit 130); either way it leaves its chair.
 """
 
 from __future__ import annotations

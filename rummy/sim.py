@@ -14,7 +14,9 @@ file (docs/RECORDS.md) that ``rummy-client --replay FILE`` plays back, move by m
 A bot author's own bot plays as ``MODULE:NAME`` (``--bots mybot:GreedyBot,hard``):
 ``NAME`` in the module ``MODULE`` (importable from the current directory), called
 with a ``random.Random`` to make the bot, as docs/ENGINE.md's example bot is. A move
-the rules refuse stops the run with one line that names the bot, the move and why.
+the rules refuse stops the run with one line that names the bot, the move and why; a
+bot that raises, with its own traceback and one line that names the bot, the error and
+the line of the author's file it came from (ctrl+c as it thinks, likewise).
 
 Win rates come with a 95% confidence interval: the mean plus or minus 1.96
 standard errors, the standard error taken from the spread of the duplicate pairs
