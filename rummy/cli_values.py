@@ -1,5 +1,6 @@
 """The numbers a command line takes (``rummy-server``, its doors, ``rummy-sim``), as
-argparse types, and the sentence said when the port given cannot be had.
+argparse types, the sentence said when the port given cannot be had, and why a server
+given could not be reached.
 
 Each refuses a value out of its range in one sentence, which argparse prints after the
 option's name. A bare ``int`` or ``float`` took any: a port past 65535 reached
@@ -89,3 +90,15 @@ def cannot_listen(host: str, port: int, error: OSError) -> str:
     else:
         why = os.strerror(error.errno) if error.errno else str(error)
     return f"cannot listen on {host or 'every address'} port {port}: {why}."
+
+
+def why_not_reached(error: OSError) -> str:
+    """Why a connection to a server could not be made, in words (rummy-client's and
+    rummy-bot's: asyncio's own said "Connect call failed ('127.0.0.1', 7325)")."""
+    if isinstance(error, ConnectionRefusedError):
+        return "nobody is listening there"
+    if isinstance(error, socket.gaierror):
+        return "no such host"
+    if isinstance(error, TimeoutError):
+        return "no answer"
+    return error.strerror or type(error).__name__

@@ -1,4 +1,4 @@
-"""``rummy-bot HOST:PORT --table N [--chair C] [--bot LEVEL|MODULE:NAME] [--name NAME] [--games N]``
+"""``rummy-bot HOST:PORT --table N [--chair 1-4] [--bot LEVEL|MODULE:NAME] [--name NAME] [--games N]``
 
 A bot in a chair of a server's table: how a bot author plays against their own bot,
 or lets friends do so. Someone opens a table in the lobby (its number is in the
@@ -11,7 +11,9 @@ table and says how the games went.
 
 It sees what any player sees (its own view, R9) and moves through the protocol
 like any client (docs/PROTOCOL.md), so a move the rules refuse is the server's
-refusal: the bot's author gets it in one line, and the exit status is 1.
+refusal: the bot's author gets it in one line, and the exit status is 1. A bot that
+raises is told as in ``rummy-sim`` (its traceback, then one line), and so is ctrl+c
+while it thinks (exit 130); either way it leaves its chair.
 """
 
 from __future__ import annotations
@@ -21,12 +23,17 @@ import asyncio
 import contextlib
 import random
 import secrets
+import signal
 import sys
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
+from functools import partial
 from typing import TextIO
 
-from .engine import SEAT_NAMES, PlayerView, move_text, team_of
+from .cli_values import why_not_reached
+from .engine import SEAT_NAMES, IllegalMove, Move, PlayerView, check_move, team_of
 from .engine.bots import BOT_NAMES, Bot
 from .net import Client
 from .protocol import (
@@ -39,6 +46,7 @@ from .protocol import (
     PlayAgain,
     Ready,
     Seated,
+    ServerMessage,
     Sit,
     TableInfo,
     Welcome,
@@ -47,14 +55,21 @@ from .protocol import (
     parse_address,
     sanitize,
 )
-from .sim import make_player
+from .sim import BotInterrupted, BotRaised, ask, make_player, move_shown
 
 STARTED_WITHIN = 3.0  # seconds for the lobby to list the table asked for
 LEAVE_WITHIN = 2.0  # seconds for the server to answer a leave when the bot is stopped
+RATE_WAIT = 0.25  # seconds before asking again when rate-limited (an over-rate connection is read so often)
 
 
 class BotStopped(Exception):
-    """The run cannot go on; the message is one sentence for the bot's author."""
+    """The run cannot go on; the message is one sentence for the bot's author, and
+    ``details`` the bot's own traceback when it raised."""
+
+    def __init__(self, line: str, details: str = "", interrupted: bool = False) -> None:
+        super().__init__(line)
+        self.details = details
+        self.interrupted = interrupted  # by its author's ctrl+c
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +86,10 @@ class Orders:
     seed: int
 
 
-def free_chair(table: TableInfo, chair: int | None) -> int:
-    """The chair to sit in: ``chair`` if it is free, else the first free one."""
-    free = [c.chair for c in table.chairs if c.name is None]
+def free_chair(table: TableInfo, chair: int | None, taken: Collection[int] = ()) -> int:
+    """The chair to sit in: ``chair`` if it is free, else the first free one (not one
+    of ``taken``, those the server said were taken since the lobby listed the table)."""
+    free = [c.chair for c in table.chairs if c.name is None and c.chair not in taken]
     if chair is not None:
         if chair not in free:
             raise BotStopped(
@@ -101,11 +117,18 @@ async def sit(client: Client, orders: Orders) -> tuple[int, TableInfo]:
     if table is None:
         listed = ", ".join(str(t) for t in sorted(client.lobby)) or "none"
         raise BotStopped(f"the server has no table {orders.table_id} (its tables: {listed})")
-    chair = free_chair(table, orders.chair)
-    seated = await client.request(Sit, table_id=orders.table_id, chair=chair)
-    if not isinstance(seated, Seated):
-        raise BotStopped(f"cannot sit at table {orders.table_id}: {_said(seated)}")
-    return chair, table
+    # The lobby tells of a table's chairs up to half a second late: two rummy-bots
+    # started together both saw the same chair free, and the second stopped at "That
+    # chair is taken" beside a free one. A chair taken meanwhile is passed over.
+    taken: set[int] = set()
+    while True:
+        chair = free_chair(table, orders.chair, taken)
+        seated = await _unhurried(partial(client.request, Sit, table_id=orders.table_id, chair=chair))
+        if isinstance(seated, Seated):
+            return chair, table
+        if orders.chair is not None or not (isinstance(seated, Error) and seated.code == errors.CHAIR_TAKEN):
+            raise BotStopped(f"cannot sit at table {orders.table_id}: {_said(seated)}")
+        taken.add(chair)
 
 
 async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[tuple[int, int, int]]:
@@ -115,6 +138,7 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
     results: list[tuple[int, int, int]] = []
     bot: Bot | None = None
     answered = -1
+    slow_said = False  # the author was told the turn timer plays for a slow bot
     game_number = (client.table.games if client.table is not None else 0) + 1
 
     def alone(c: Client) -> bool:
@@ -156,20 +180,91 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
             continue
         if bot is None:  # one bot a game, as a seated bot: its memory is of this game
             bot = make_player(orders.bot, random.Random(f"{orders.seed}/{game_number}"))
-        move = bot.choose(view)
+        began = time.monotonic()
+        seat = SEAT_NAMES[view.seat]
         try:
-            reply = await client.move(move, after=game.moves)
-        except TypeError:  # not a move at all (None, a string...): nothing to send
-            raise BotStopped(_misplayed(orders, view, move, "that is no move")) from None
-        if isinstance(reply, Error) and reply.code == errors.STALE:
-            continue  # the game moved on as the move went (a stand-in): wait for the news
+            move = _ask_interruptibly(bot, view)
+        except BotRaised as error:  # stopped as for a refused move: its chair is left free
+            raise BotStopped(
+                f"the bot {orders.bot} ({seat}) raised {error.what} in deal {view.deal}", error.details
+            ) from None
+        except BotInterrupted as stop:  # ctrl+c: it leaves its chair as when stopped waiting
+            raise BotStopped(
+                f"stopped while the bot {orders.bot} ({seat}) had been choosing for"
+                f" {time.monotonic() - began:.1f} s, in deal {view.deal}",
+                stop.details,
+                interrupted=True,
+            ) from None
+        if not isinstance(move, Move):  # (None, a string...: nothing to send)
+            raise BotStopped(_misplayed(orders, view, move, "that is no move"))
+        unfit = _unfit(move)
+        if unfit is not None:
+            raise BotStopped(_misplayed(orders, view, move, unfit))
+        reply = await _unhurried(partial(client.move, move, after=game.moves))
+        if isinstance(reply, Error) and reply.code in (errors.STALE, errors.NOT_PLAYING):
+            # The game moved on as the bot thought: the turn timer played its turn (even
+            # the game's last move: not-playing). Said once, or the author sees a bot that
+            # plays on and loses without knowing it never played.
+            if not slow_said:
+                slow_said = _too_slow(client, time.monotonic() - began, out)
+            continue  # wait for the news
         if not isinstance(reply, Ok):
             raise BotStopped(_misplayed(orders, view, move, reply))
 
 
+def _ask_interruptibly(bot: Bot, view: PlayerView) -> object:
+    """``ask(bot, view)`` with ctrl+c raising in the bot as it thinks. asyncio's own
+    handler only cancels the run at its next ``await``, which a bot that never answers
+    never lets come: one ctrl+c did nothing, with not a word."""
+    if threading.current_thread() is not threading.main_thread():
+        return ask(bot, view)  # (signals are the main thread's)
+    handler = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return ask(bot, view)
+    finally:
+        signal.signal(signal.SIGINT, handler)
+
+
+def _unfit(move: Move) -> str | None:
+    """Why the engine refuses ``move`` before any rule (None: it is fit to send), as it
+    does in rummy-sim. The wire takes a list of cards as well as a tuple, and a bot
+    that built ``NewMeld([...])`` played here, then was refused in rummy-sim."""
+    try:
+        check_move(move)
+    except IllegalMove as refusal:
+        return refusal.message
+    return None
+
+
+def _too_slow(client: Client, seconds: float, out: TextIO) -> bool:
+    """Tell the author that the table's turn timer played for their bot (True: said)."""
+    timer = client.table.options.turn_seconds if client.table is not None else 0
+    if not timer:
+        return False
+    say(
+        f"the bot took {seconds:.1f} s to choose, and this table's turn timer gives {timer} s a turn:"
+        " the server played that turn for it, and does so each time it is too slow",
+        out,
+    )
+    return True
+
+
+async def _unhurried(ask: Callable[[], Awaitable[ServerMessage]]) -> ServerMessage:
+    """The server's answer to ``ask()``, asked again while it is ``rate-limited``: nothing
+    was done (docs/PROTOCOL.md). At a server whose bots wait for nothing (--bot-delay 0)
+    a game goes faster than the rate allows, and the bot stopped, its move "refused:
+    Too many requests", or waited for a next game it had not been heard to ask for."""
+    while True:
+        reply = await ask()
+        if not (isinstance(reply, Error) and reply.code == errors.RATE_LIMITED):
+            return reply
+        await asyncio.sleep(RATE_WAIT)
+
+
 async def _answer(client: Client, kind: type[Ready] | type[PlayAgain]) -> None:
     """Ready, or another game: refused only when the table has moved on already."""
-    reply = await client.request(kind)
+    reply = await _unhurried(lambda: client.request(kind))
     if not isinstance(reply, Ok | Error):
         raise BotStopped(f"the server answered {kind.__name__} with {reply!r}")
 
@@ -186,12 +281,11 @@ def _game_line(number: int, ours: int, theirs: int) -> str:
 
 def _misplayed(orders: Orders, view: PlayerView, move: object, reply: object) -> str:
     seat = SEAT_NAMES[view.seat or 0]
-    try:
-        played = move_text(move)  # type: ignore[arg-type]
-    except TypeError:  # (move_text knows only moves)
-        played = repr(move)
     refused = _said(reply)
-    return f"the bot {orders.bot} ({seat}) played {played} in deal {view.deal}, and it was refused: {refused}"
+    return (
+        f"the bot {orders.bot} ({seat}) played {move_shown(move)} in deal {view.deal},"
+        f" and it was refused: {refused}"
+    )
 
 
 def closed(client: Client) -> BotStopped:
@@ -214,10 +308,10 @@ def _said(reply: object) -> str:
 async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
     """The whole run: connect, sit, play, leave. Raises ``BotStopped``."""
     try:
-        client = await Client.connect(orders.host, orders.port)
+        client = await Client.connect(orders.host, orders.port, keep_received=False)  # (it plays for hours)
     except OSError as error:
         where = address_text(orders.host, orders.port)
-        raise BotStopped(f"cannot reach {where}: {error.strerror or error}") from None
+        raise BotStopped(f"cannot reach {where}: {why_not_reached(error)}") from None
     try:
         try:
             chair, table = await sit(client, orders)
@@ -236,10 +330,10 @@ async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
             # table's creator could not free, at a table kept open with nobody else at it.
             if not client.closed:
                 with contextlib.suppress(ConnectionError, TimeoutError):
-                    await client.request(Leave, timeout=LEAVE_WITHIN)
+                    await _unhurried(lambda: client.request(Leave, timeout=LEAVE_WITHIN))
             raise
         with contextlib.suppress(ConnectionError, TimeoutError):
-            await client.request(Leave)
+            await _unhurried(lambda: client.request(Leave))
         won = sum(ours > theirs for ours, theirs, _ in results)
         say(f"{orders.name} leaves the table: its team won {won} of {len(results)}.", out)
     except ConnectionError:
@@ -292,8 +386,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(run(orders))
     except BotStopped as stopped:
+        print(stopped.details, end="", file=sys.stderr)  # the bot's traceback: the author's own text
         say(f"rummy-bot: {stopped}", sys.stderr)
-        return 1
+        return 130 if stopped.interrupted else 1
     except KeyboardInterrupt:
         print("rummy-bot: stopped", file=sys.stderr)
         return 130

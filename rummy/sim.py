@@ -14,7 +14,9 @@ file (docs/RECORDS.md) that ``rummy-client --replay FILE`` plays back, move by m
 A bot author's own bot plays as ``MODULE:NAME`` (``--bots mybot:GreedyBot,hard``):
 ``NAME`` in the module ``MODULE`` (importable from the current directory), called
 with a ``random.Random`` to make the bot, as docs/ENGINE.md's example bot is. A move
-the rules refuse stops the run with one line that names the bot, the move and why.
+the rules refuse stops the run with one line that names the bot, the move and why; a
+bot that raises, with its own traceback and one line that names the bot, the error and
+the line of the author's file it came from (ctrl+c as it thinks, likewise).
 
 Win rates come with a 95% confidence interval: the mean plus or minus 1.96
 standard errors, the standard error taken from the spread of the duplicate pairs
@@ -37,6 +39,7 @@ import os
 import secrets
 import sys
 import time
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -45,13 +48,86 @@ from random import Random
 from typing import Any
 
 from .cli_values import at_least_one, not_negative
-from .engine import SEAT_NAMES, Game, GameRecord, IllegalMove, Move, move_text, team_seats, view_for
+from .engine import (
+    SEAT_NAMES,
+    Game,
+    GameRecord,
+    IllegalMove,
+    Move,
+    PlayerView,
+    check_move,
+    move_text,
+    team_seats,
+    view_for,
+)
 from .engine.bots import BOT_NAMES, LEVELS, Bot, Budget, make_bot
 from .protocol.record import RecordPlayer, encode_record_file, record_of_game
 
 
 class BotMisplayed(Exception):
-    """A bot answered with something the rules refuse: the run cannot go on."""
+    """A bot answered with something the rules refuse, or raised: the run cannot go on.
+    ``str()`` is the one line for its author; ``details`` the bot's own traceback when
+    it raised (where the line alone cannot show which of its calls went wrong)."""
+
+    def __init__(self, line: str, details: str = "") -> None:
+        super().__init__(line, details)  # (both in args: it crosses from a --jobs process)
+        self.line, self.details = line, details
+
+    def __str__(self) -> str:
+        return self.line
+
+
+class BotRaised(Exception):
+    """A bot's ``choose`` raised: ``what`` (type, message, where) and its traceback."""
+
+    def __init__(self, what: str, details: str) -> None:
+        super().__init__(what, details)
+        self.what, self.details = what, details
+
+
+_OURS = str(Path(__file__).resolve().parent)
+
+
+def raised(error: BaseException) -> str:
+    """An exception out of a bot author's code in a few words: its type, its message and
+    the line it came from, the innermost one of theirs (not of the engine they called)."""
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__  # (a bare assert)
+    if isinstance(error, SyntaxError):
+        return text  # (its message names the file and the line already)
+    frames = traceback.extract_tb(error.__traceback__)
+    theirs = [f for f in frames if not f.filename.startswith((_OURS, "<"))]
+    if not theirs:
+        return text  # (raised by the call itself: a constructor that takes no random.Random)
+    frame = theirs[-1]
+    return f"{text} ({Path(frame.filename).name}, line {frame.lineno}, in {frame.name})"
+
+
+class BotInterrupted(KeyboardInterrupt):
+    """Ctrl+C while a bot was choosing (still a ``KeyboardInterrupt``): ``details`` is
+    where the bot was, and ``line`` which bot, for how long and in which game, so that
+    a bot that takes too long, or never answers, is found."""
+
+    def __init__(self, details: str, line: str = "") -> None:
+        super().__init__(details, line)
+        self.details, self.line = details, line
+
+
+def _their_traceback(error: BaseException) -> str:
+    """``error``'s traceback from the bot's ``choose`` down: the frame that called it is ours."""
+    tb = error.__traceback__.tb_next if error.__traceback__ is not None else None
+    return "".join(traceback.format_exception(type(error), error, tb))
+
+
+def ask(bot: Bot, view: PlayerView) -> object:
+    """The bot's answer to ``view``. A bot that raises is ``BotRaised``, with its own
+    traceback (from its ``choose`` down): an author's bug is theirs to read, not ours.
+    Ctrl+C as it chooses is ``BotInterrupted``, with where it was."""
+    try:
+        return bot.choose(view)
+    except Exception as error:
+        raise BotRaised(raised(error), _their_traceback(error)) from None
+    except KeyboardInterrupt as stop:
+        raise BotInterrupted(_their_traceback(stop)) from None
 
 
 def bot_factory(spec: str) -> Callable[[Random], Bot]:
@@ -61,16 +137,40 @@ def bot_factory(spec: str) -> Callable[[Random], Bot]:
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise ValueError(f"a bot of your own is MODULE:NAME (mybot:GreedyBot), not {spec!r}")
+    if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
+        # A file's path is what an author tries first; import would say only "No module
+        # named 'bots/mybot'", with nothing of what to write instead.
+        file = Path(module_name)
+        where = "" if str(file.parent) == "." else f"run from {file.parent} with "
+        raise ValueError(
+            f"{spec!r}: MODULE is a module's name as Python imports it from the current directory,"
+            f" not a file: {where}{file.stem}:{attribute}"
+        )
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # as python -m does: the author's module is here
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
         raise ValueError(f"cannot import {module_name!r} for the bot {spec!r}: {error}") from None
+    except Exception as error:  # a SyntaxError in it, or its own code raising as it loads
+        raise ValueError(f"cannot import {module_name!r} for the bot {spec!r}: {raised(error)}") from None
     factory = getattr(module, attribute, None)
     if not callable(factory):
+        _shadowed(module_name, module.__file__)
         raise ValueError(f"{module_name!r} has no {attribute!r} to call with a random.Random")
     return factory  # type: ignore[no-any-return]
+
+
+def _shadowed(module_name: str, imported: str | None) -> None:
+    """Raise ``ValueError`` when the author's ``MODULE.py`` here is not what ``MODULE``
+    imports: a module already loaded by that name (``rummy.py``, ``random.py``) comes
+    first, and "has no 'GreedyBot'" would send them looking in their own file."""
+    theirs = Path.cwd() / f"{module_name}.py"
+    if theirs.is_file() and (imported is None or Path(imported).resolve() != theirs.resolve()):
+        raise ValueError(
+            f"{module_name!r} imports {imported or 'a module already loaded'}, not your {theirs.name} here:"
+            " give your file another name"
+        )
 
 
 def make_player(name: str, rng: Random, budget: Budget | None = None) -> Bot:
@@ -88,7 +188,9 @@ def make_player(name: str, rng: Random, budget: Budget | None = None) -> Bot:
         # A class written to take no random.Random, say: argparse shows a TypeError
         # from the check of --bots only as "invalid _bots value", and rummy-bot as
         # a traceback, so it is said here in words.
-        raise ValueError(f"{name} cannot be made with a random.Random: {error}") from None
+        raise ValueError(f"{name} cannot be made with a random.Random: {raised(error)}") from None
+    except Exception as error:  # its constructor's own bug: said as one line, not a traceback
+        raise ValueError(f"{name} raised {raised(error)} when made with a random.Random") from None
     if not callable(getattr(bot, "choose", None)):
         raise ValueError(f"{name} made {bot!r}, which has no choose(view) method")
     return bot
@@ -141,15 +243,26 @@ def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | N
         seat = game.current
         view = view_for(game, seat)
         began, began_cpu = clock(), cpu_clock()
-        move = bots[seat].choose(view)
+        try:
+            move = ask(bots[seat], view)
+        except BotRaised as error:
+            raise BotMisplayed(
+                f"the bot {seats[seat]} ({SEAT_NAMES[seat]}) raised {error.what} {_when(game, seed)}",
+                error.details,
+            ) from None
+        except BotInterrupted as stop:
+            stop.line = (
+                f"while the bot {seats[seat]} ({SEAT_NAMES[seat]}) had been choosing for"
+                f" {clock() - began:.1f} s, {_when(game, seed)}"
+            )
+            raise
         decisions[seats[seat]].append(clock() - began)
         cpu[seats[seat]].append(cpu_clock() - began_cpu)
         why = _play(game, move)
         if why is not None:
-            played = move_text(move) if isinstance(move, Move) else repr(move)
+            played = move_shown(move)
             raise BotMisplayed(
-                f"the bot {seats[seat]} ({SEAT_NAMES[seat]}) played {played} in deal {game.deal}"
-                f" of the game of seed {seed}, {len(game.moves)} moves in: {why}"
+                f"the bot {seats[seat]} ({SEAT_NAMES[seat]}) played {played} {_when(game, seed)}: {why}"
             )
     a, b, c, d = seats
     moves = tuple(game.moves)
@@ -157,6 +270,22 @@ def play_game(seed: int, seats: Sequence[str], bot_seed: int, budget: Budget | N
     return GameOutcome(
         seed, (a, b, c, d), game.totals(), game.winner(), len(moves), moves, seconds, decisions, cpu
     )
+
+
+def move_shown(move: object) -> str:
+    """A bot's answer as its author should see it: the text form (``discard 7h``) of a
+    move the engine can read, else the object itself. A card given as "7h" made the
+    text form raise (a traceback out of rummy-sim), and 99 read "discard Jk48"."""
+    try:
+        check_move(move)
+    except IllegalMove:
+        return repr(move)
+    return move_text(move)  # type: ignore[arg-type]  # (check_move let only moves by)
+
+
+def _when(game: Game, seed: int) -> str:
+    """Where in the run a bot went wrong, to find it again."""
+    return f"in deal {game.deal} of the game of seed {seed}, {len(game.moves)} moves in"
 
 
 def _play(game: Game, move: object) -> str | None:
@@ -520,8 +649,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             result = simulate(games, seed, names, jobs=args.jobs, budget=budget, save=save)
     except BotMisplayed as error:
+        print(error.details, end="", file=sys.stderr)  # the bot's traceback, when it raised
         print(f"rummy-sim: {error} (--seed {seed} plays the same games again)", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as stop:  # ctrl+c: no traceback through the run, only the bot's
+        if isinstance(stop, BotInterrupted) and stop.line:
+            print(stop.details, end="", file=sys.stderr)
+            again = f"(--seed {seed} plays the same games again)"
+            print(f"rummy-sim: stopped {stop.line} {again}", file=sys.stderr)
+        else:
+            print("rummy-sim: stopped", file=sys.stderr)
+        return 130
     print(report(result))
     if save is not None:
         print(f"{games} game records written to {save}/ (watch one: rummy-client --replay FILE)")

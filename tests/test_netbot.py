@@ -8,10 +8,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import re
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,11 +51,13 @@ async def server() -> AsyncIterator[Server]:
     await s.close()
 
 
-async def ann_at_a_table(server: Server, bots: tuple[int, ...] = (2, 3)) -> tuple[Client, int]:
+async def ann_at_a_table(
+    server: Server, bots: tuple[int, ...] = (2, 3), options: TableOptions | None = None
+) -> tuple[Client, int]:
     """Ann opens a table and seats server bots in ``bots`` (chairs 0..3)."""
     ann = await Client.connect("127.0.0.1", server.port)
     assert isinstance(await ann.request(Hello, version=PROTOCOL_VERSION, name="Ann"), Welcome)
-    seated = await ann.request(CreateTable, name="Ann's", options=TableOptions())
+    seated = await ann.request(CreateTable, name="Ann's", options=options or TableOptions())
     assert isinstance(seated, Seated)
     for chair in bots:
         assert isinstance(await ann.request(AddBot, chair=chair), Ok)
@@ -89,6 +94,61 @@ async def test_the_bot_sits_plays_the_game_out_and_leaves(server: Server) -> Non
     (seated,) = [p for p in record.record.players if p.name == "normal bot"]
     assert not seated.bot  # a player like any other, to the server
     await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is None, TIMEOUT)  # it left
+    await ann.close()
+
+
+async def test_a_server_that_limits_its_rate_slows_it_down_and_stops_nothing() -> None:
+    """At a server whose bots wait for nothing (``--bot-delay 0``, as a bot author runs
+    one) a game goes faster than the rate limit allows. rummy-bot stopped there, its move
+    "refused: Too many requests" (nothing had been done): now it asks again, a little later."""
+    limited = {**FAST, "rate": 4.0, "burst": 16}  # (hello with the lobby costs 10)
+    server = await start_server(host="127.0.0.1", port=0, db_path=None, **limited)
+    ann, table_id = await ann_at_a_table(server, options=TableOptions(on_drop="bot"))
+    out = io.StringIO()
+    bot = asyncio.create_task(run(orders(server, table_id, "easy"), out))
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+    assert isinstance(await ann.request(Start), Ok)
+    assert isinstance(await ann.request(Leave), Ok)  # a stand-in plays Ann's seat, at its pace
+    await asyncio.wait_for(bot, TIMEOUT * 3)
+    assert out.getvalue().splitlines()[1].startswith("game 1: the bot's team ")
+    await ann.close()
+    await server.close()
+
+
+async def test_two_started_at_once_sit_in_the_two_free_chairs(server: Server) -> None:
+    """Both saw the same chair free in the lobby (it tells of chairs up to half a second
+    late); the second stopped at "That chair is taken" beside a free chair."""
+    ann, table_id = await ann_at_a_table(server, bots=(3,))
+    outs = [io.StringIO(), io.StringIO()]
+    bots = [asyncio.create_task(run(orders(server, table_id, "easy"), out)) for out in outs]
+    table = server.table(table_id)
+    assert table is not None
+    await eventually(lambda: all(table.chairs) or any(b.done() for b in bots))
+    assert not any(b.done() for b in bots), [b.exception() for b in bots if b.done()]
+    assert isinstance(await ann.request(Start), Ok)
+    await asyncio.wait_for(asyncio.gather(play(ann), *bots), TIMEOUT * 3)
+    assert {out.getvalue().split(" sits in chair ")[1][0] for out in outs} == {"2", "3"}
+    await ann.close()
+
+
+async def test_it_keeps_no_message_it_has_read(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An author's statistics run (``--games 1000``) plays for hours: its client kept
+    every message, and rummy-bot grew by some 0.4 MiB a game (25 MiB in 60 games)."""
+    made: list[Client] = []
+    connect = Client.connect
+
+    async def kept(*args: Any, **kwargs: Any) -> Client:
+        made.append(await connect(*args, **kwargs))
+        return made[-1]
+
+    ann, table_id = await ann_at_a_table(server)
+    monkeypatch.setattr("rummy.netbot.Client.connect", kept)  # (Ann's is made: only the bot's now)
+    bot = asyncio.create_task(run(orders(server, table_id, "easy"), io.StringIO()))
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+    assert isinstance(await ann.request(Start), Ok)
+    await asyncio.wait_for(asyncio.gather(play(ann), bot), TIMEOUT * 3)
+    (client,) = made
+    assert client.received == [] and client.game is not None  # read, and let go
     await ann.close()
 
 
@@ -175,26 +235,137 @@ async def test_a_server_that_stops_is_named_with_its_reason_and_its_words_are_pl
     assert out.getvalue() == "table 1 (Ann's)\n"
 
 
+@pytest.mark.parametrize(
+    ("bot", "said"),
+    [
+        ("Cheat", r"the bot my_bots:Cheat \(\w+\) played discard \w+ in deal 1, and it was refused: You do"),
+        # The server took the list (the wire has no tuples), and the same bot was then
+        # refused in rummy-sim: now it is refused here too, in the engine's words.
+        (
+            "Sloppy",
+            r"the bot my_bots:Sloppy \(\w+\) played NewMeld\(cards=\[.*\]\) in deal 1,"
+            r" and it was refused: The cards must be a tuple, not a list\.",
+        ),
+        # It was a traceback through rummy-bot, and the chair was left as if dropped.
+        (
+            "Clumsy",
+            r"the bot my_bots:Clumsy \(\w+\) raised AttributeError: 'Clumsy' object has no attribute"
+            r" 'tally' \(my_bots\.py, line \d+, in choose\) in deal 1$",
+        ),
+    ],
+)
 async def test_a_move_the_rules_refuse_stops_it_with_the_servers_reason(
-    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bot: str, said: str
 ) -> None:
     (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))  # the bot's module is found here
     ann, table_id = await ann_at_a_table(server)
-    cheat = asyncio.create_task(run(orders(server, table_id, "my_bots:Cheat"), io.StringIO()))
+    cheat = asyncio.create_task(run(orders(server, table_id, f"my_bots:{bot}"), io.StringIO()))
     await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
     assert isinstance(await ann.request(Start), Ok)
     play_on = asyncio.create_task(play(ann))
-    with pytest.raises(
-        BotStopped,
-        match=r"the bot my_bots:Cheat \(\w+\) played discard \w+ in deal 1, and it was refused: You do",
-    ):
+    with pytest.raises(BotStopped, match=said) as stopped:
         await asyncio.wait_for(cheat, TIMEOUT)
+    if bot == "Clumsy":  # the bot's own traceback, for its author to read
+        assert stopped.value.details.startswith("Traceback (most recent call last):\n")
+        assert "my_bots.py" in stopped.value.details and "netbot" not in stopped.value.details
+    await ann.until(lambda c: c.table is not None and not c.table.chairs[1].present, TIMEOUT)  # it left
     play_on.cancel()  # Ann waits for a turn that will not come
     with contextlib.suppress(asyncio.CancelledError, ConnectionError):
         await play_on
     await ann.close()
+
+
+DAWDLER = """
+import time
+
+from my_bots import GreedyBot
+
+
+class Dawdler(GreedyBot):  # its first decision outlasts the table's turn timer
+    def choose(self, view):
+        if not getattr(self, "waited", False):
+            self.waited = True
+            time.sleep(1.6)
+        return super().choose(view)
+"""
+
+
+async def test_a_bot_slower_than_the_turn_timer_is_told_so(server: Server, tmp_path: Path) -> None:
+    """The table's turn timer plays the turn of a bot that thinks too long; its move
+    then comes too late (stale, or not-playing once the game is over). rummy-bot went
+    on without a word, and its author saw a bot that lost without knowing it had not
+    played. (A process of its own: a bot that sleeps on the test's loop stops the
+    server's timer too.)"""
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    (tmp_path / "slow_bots.py").write_text(DAWDLER, encoding="utf-8")
+    ann, table_id = await ann_at_a_table(server, options=TableOptions(turn_seconds=1))
+    bot = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "rummy.netbot", f"127.0.0.1:{server.port}", "--table", str(table_id)),
+        *("--bot", "slow_bots:Dawdler", "--seed", "1"),
+        cwd=tmp_path,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+    assert isinstance(await ann.request(Start), Ok)
+    await asyncio.wait_for(play(ann), TIMEOUT * 3)
+    out, err = await asyncio.wait_for(bot.communicate(), TIMEOUT)
+    said = out.decode().splitlines()
+    assert bot.returncode == 0, err.decode()
+    assert said[1].startswith("the bot took 1.")  # (1.6 s and what choosing took)
+    assert said[1].endswith(
+        " s to choose, and this table's turn timer gives 1 s a turn:"
+        " the server played that turn for it, and does so each time it is too slow"
+    )
+    assert said[2].startswith("game 1: the bot's team ")
+    await ann.close()
+
+
+HANG = """
+class Hang:
+    def __init__(self, rng):
+        pass
+
+    def choose(self, view):
+        while True:
+            pass
+"""
+
+
+async def test_one_ctrl_c_stops_a_bot_that_never_answers(server: Server, tmp_path: Path) -> None:
+    """asyncio's ctrl+c only cancels the run at its next await, which a bot looping in
+    ``choose`` never reaches: one ctrl+c did nothing, without a word. Now it stops the
+    bot where it is, says where (its traceback) and for how long, and leaves (exit 130)."""
+    (tmp_path / "hang_bots.py").write_text(HANG, encoding="utf-8")
+    ann, table_id = await ann_at_a_table(server, options=TableOptions(on_drop="bot"))
+    bot = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "rummy.netbot", f"127.0.0.1:{server.port}", "--table", str(table_id)),
+        *("--bot", "hang_bots:Hang"),
+        cwd=tmp_path,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+    assert isinstance(await ann.request(Start), Ok)
+    assert isinstance(await ann.request(Leave), Ok)  # a stand-in plays Ann's seat
+    seat = server.table(table_id).seat_of_chair(1)  # type: ignore[union-attr]
+    await ann.close()
+    await eventually(lambda: server.table(table_id).game.current == seat)  # type: ignore[union-attr]
+    await asyncio.sleep(0.5)  # (it thinks)
+    bot.send_signal(signal.SIGINT)
+    try:
+        _, err = await asyncio.wait_for(bot.communicate(), TIMEOUT)
+    finally:
+        if bot.returncode is None:  # (it did not stop: it must not spin on after the test)
+            bot.kill()
+            await bot.wait()
+    assert bot.returncode == 130
+    *traceback, line = err.decode().strip().splitlines()
+    assert traceback[0] == "Traceback (most recent call last):" and traceback[-1] == "KeyboardInterrupt"
+    assert re.fullmatch(r"rummy-bot: stopped while the bot hang_bots:Hang \(\w+\) had been choosing for"
+                        r" \d+\.\d s, in deal 1", line)
 
 
 def rummy_bot(*options: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -223,5 +394,11 @@ def test_the_command_line_reads_its_orders_and_refuses_bad_ones(tmp_path: Path) 
     (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
     run_ = rummy_bot("--bot", "my_bots:Aloof", cwd=tmp_path)  # (it was a traceback)
     assert run_.returncode == 2 and "my_bots:Aloof cannot be made with a random.Random: " in run_.stderr
+    (tmp_path / "typo_bots.py").write_text("class Bot\n", encoding="utf-8")
+    run_ = rummy_bot("--bot", "typo_bots:Bot", cwd=tmp_path)  # (so was this)
+    assert run_.returncode == 2 and "Traceback" not in run_.stderr
+    assert "cannot import 'typo_bots' for the bot 'typo_bots:Bot': SyntaxError: expected ':'" in run_.stderr
     run_ = rummy_bot()
-    assert run_.returncode == 1 and run_.stderr.startswith("rummy-bot: cannot reach 127.0.0.1:1")
+    # (It said "Connect call failed ('127.0.0.1', 1)", asyncio's words; now rummy-client's.)
+    assert run_.returncode == 1
+    assert run_.stderr == "rummy-bot: cannot reach 127.0.0.1:1: nobody is listening there\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -240,6 +241,43 @@ def not_a_bot(rng: random.Random) -> int:
 class Aloof(GreedyBot):  # made with nothing: not as rummy-sim makes a bot
     def __init__(self) -> None:
         super().__init__(random.Random(0))
+
+
+class Clumsy(GreedyBot):  # a bug of its own at its first meld phase
+    def choose(self, view: PlayerView) -> Move:
+        if view.phase == "meld":
+            return self.tally[view.seat]  # type: ignore[attr-defined]
+        return super().choose(view)
+
+
+class Fragile(GreedyBot):  # a bug of its own as it is made
+    def __init__(self, rng: random.Random) -> None:
+        raise KeyError("weights")
+
+
+class Brittle(GreedyBot):  # a bare assert as it is made
+    def __init__(self, rng: random.Random) -> None:
+        assert rng is None
+
+
+class Stuck(GreedyBot):  # thinks until its author presses ctrl+c (here, at its second meld phase)
+    def choose(self, view: PlayerView) -> Move:
+        if view.phase == "meld" and len(view.hand or ()) < 8:
+            raise KeyboardInterrupt
+        return super().choose(view)
+
+
+class Wordy(GreedyBot):  # discards a card by its text
+    def choose(self, view: PlayerView) -> Move:
+        move = super().choose(view)
+        return Discard("7h") if isinstance(move, Discard) else move  # type: ignore[arg-type]
+
+
+class Sloppy(GreedyBot):  # its meld's cards in a list, not the tuple the engine's moves have
+    def choose(self, view: PlayerView) -> Move:
+        if view.phase == "meld":
+            return NewMeld(list(view.hand or ())[:3])  # type: ignore[arg-type]
+        return super().choose(view)
 """
 
 
@@ -267,6 +305,8 @@ def test_a_bot_authors_own_bot_plays_as_module_and_name(tmp_path: Path) -> None:
     [
         ("Cheat", "played discard 2c in deal 1 of the game of seed "),
         ("Mute", "played None in deal 1 of the game of seed "),
+        # Shown as it is: the text form of it raised (a traceback out of rummy-sim).
+        ("Wordy", "played Discard(card='7h') in deal 1 of the game of seed "),
     ],
 )
 def test_a_move_the_rules_refuse_stops_the_run_with_one_clear_line(
@@ -286,9 +326,77 @@ def test_a_move_the_rules_refuse_stops_the_run_with_one_clear_line(
         assert "4 moves in: You do not hold the 2♣." in err  # the rules' own reason
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_bot_that_raises_stops_the_run_with_its_traceback_and_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], jobs: str
+) -> None:
+    """An author's bug in ``choose``: the bot's own traceback (from its ``choose``
+    down, none of ours), then one line naming the bot, its seat, the error and its
+    line, and the seed; exit status 1. It was a traceback through rummy-sim alone (and
+    under --jobs, through the process pool's), with nothing to find the game again."""
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert main(["--games", "2", "--seed", "8", "--bots", "my_bots:Clumsy,random", "--jobs", jobs]) == 1
+    err = capsys.readouterr().err
+    *traceback, line = err.strip().splitlines()
+    assert traceback[0] == "Traceback (most recent call last):"
+    assert "my_bots.py" in traceback[1] and "in choose" in traceback[1]
+    assert traceback[-1] == "AttributeError: 'Clumsy' object has no attribute 'tally'"
+    assert "sim.py" not in err
+    assert line.startswith("rummy-sim: the bot my_bots:Clumsy (")
+    assert ") raised AttributeError: 'Clumsy' object has no attribute 'tally' (my_bots.py, line " in line
+    assert ", in choose) in deal 1 of the game of seed " in line
+    assert line.endswith("(--seed 8 plays the same games again)")
+
+
+def test_ctrl_c_as_a_bot_thinks_says_which_bot_and_where_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot slow to answer, or that never does: its author stops the run. It was a
+    traceback through rummy-sim; now the bot's own (where it was), then one line:
+    which bot, for how long, which game; exit status 130."""
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert main(["--games", "2", "--seed", "8", "--bots", "my_bots:Stuck,random"]) == 130
+    err = capsys.readouterr().err
+    *traceback, line = err.strip().splitlines()
+    assert traceback[0] == "Traceback (most recent call last):" and "sim.py" not in err
+    assert "my_bots.py" in traceback[1] and traceback[-1] == "KeyboardInterrupt"
+    assert line.startswith("rummy-sim: stopped while the bot my_bots:Stuck (")
+    assert re.search(r"\) had been choosing for \d+\.\d s, in deal 1 of the game of seed \d+, ", line)
+    assert line.endswith("(--seed 8 plays the same games again)")
+
+
+def test_cards_in_a_list_are_refused_as_the_engine_refuses_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert main(["--games", "2", "--seed", "8", "--bots", "my_bots:Sloppy,random"]) == 1
+    assert "The cards must be a tuple, not a list." in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("spec", "said"),
     [
+        # These three were tracebacks out of the import or of the bot's constructor.
+        ("broken_bots:Bot", "cannot import 'broken_bots' for the bot 'broken_bots:Bot': SyntaxError: "),
+        (
+            "loud_bots:Bot",
+            "cannot import 'loud_bots' for the bot 'loud_bots:Bot': "
+            "RuntimeError: no weights file (loud_bots.py, line 2, in <module>)",
+        ),
+        ("spec_bots:Fragile", "spec_bots:Fragile raised KeyError: 'weights' (spec_bots.py, line "),
+        # A bare assert: its type alone, not "AssertionError: ".
+        ("spec_bots:Brittle", "spec_bots:Brittle raised AssertionError (spec_bots.py, line "),
+        # A file's path for MODULE: it said only "No module named 'bots/spec_bots'".
+        ("spec_bots.py:GreedyBot", "not a file: spec_bots:GreedyBot"),
+        ("bots/spec_bots.py:GreedyBot", "not a file: run from bots with spec_bots:GreedyBot"),
+        # A bot in rummy.py: it said "'rummy' has no 'GreedyBot'", of our package.
+        ("rummy:GreedyBot", "not your rummy.py here: give your file another name"),
         ("no_such_module_here:Bot", "cannot import 'no_such_module_here' for the bot"),
         ("spec_bots:Nobody", "'spec_bots' has no 'Nobody' to call with a random.Random"),
         ("spec_bots:not_a_bot", "spec_bots:not_a_bot made 3, which has no choose(view) method"),
@@ -301,8 +409,13 @@ def test_a_bot_of_ones_own_that_cannot_be_made_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], spec: str, said: str
 ) -> None:
     (tmp_path / "spec_bots.py").write_text(GREEDY, encoding="utf-8")
+    (tmp_path / "broken_bots.py").write_text("class Bot\n    pass\n", encoding="utf-8")
+    (tmp_path / "rummy.py").write_text(GREEDY, encoding="utf-8")
+    loud = "import os\nraise RuntimeError('no weights file')\n"
+    (tmp_path / "loud_bots.py").write_text(loud, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.delitem(sys.modules, "spec_bots", raising=False)  # this test's own, not an earlier one's
     with pytest.raises(SystemExit) as info:
         main(["--bots", f"{spec},random"])
     assert info.value.code == 2

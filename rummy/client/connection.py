@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import socket
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from textual.message import Message
 
+from rummy.cli_values import why_not_reached
 from rummy.net import server_messages
 from rummy.protocol import (
     PROTOCOL_VERSION,
@@ -48,17 +48,6 @@ KEEPALIVE = 240.0
 KEEPALIVE_FLOOR = 0.5
 # Fatal errors after which trying again cannot help: say so and stop.
 FINAL = {codes.VERSION, codes.REPLACED, codes.BAD_NAME}
-
-
-def why_not(error: OSError) -> str:
-    """Why a connection could not be made, in words."""
-    if isinstance(error, ConnectionRefusedError):
-        return "nobody is listening there"
-    if isinstance(error, socket.gaierror):
-        return "no such host"
-    if isinstance(error, TimeoutError):
-        return "no answer"
-    return error.strerror or type(error).__name__
 
 
 def keepalive_every(idle_timeout: float | None) -> float:
@@ -146,7 +135,7 @@ class Connection:
                 else:
                     reader, writer = await asyncio.open_connection(self.host, self.port)
             except OSError as e:
-                reason = why_not(e)
+                reason = why_not_reached(e)
                 self.post(
                     ConnectionChanged(f"Cannot reach {self.address} ({reason}). Trying again in {pause:g} s.")
                 )
