@@ -381,10 +381,21 @@ def parse_orders(argv: list[str] | None, make: Callable[[str], object] = lambda 
     return Orders(host, port, args.table, chair, args.bot, name, args.games, seed)
 
 
+async def run_until_terminated(orders: Orders) -> None:
+    """``run``, with SIGTERM (``kill``, a service manager's stop) ending it as ctrl+c
+    does: it leaves its chair. Left to Python, SIGTERM ended the process on the spot,
+    and the chair stayed held "away" for a token rummy-bot never keeps."""
+    task = asyncio.current_task()
+    assert task is not None
+    with contextlib.suppress(NotImplementedError):  # (no such signal handlers on Windows)
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    await run(orders)
+
+
 def main(argv: list[str] | None = None) -> int:
     orders = parse_orders(argv, make=lambda spec: make_player(spec, random.Random(0)))
     try:
-        asyncio.run(run(orders))
+        asyncio.run(run_until_terminated(orders))
     except BotStopped as stopped:
         print(stopped.details, end="", file=sys.stderr)  # the bot's traceback: the author's own text
         say(f"rummy-bot: {stopped}", sys.stderr)
@@ -392,6 +403,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rummy-bot: stopped", file=sys.stderr)
         return 130
+    except asyncio.CancelledError:  # SIGTERM (run_until_terminated)
+        print("rummy-bot: stopped (terminated)", file=sys.stderr)
+        return 128 + signal.SIGTERM
     return 0
 
 

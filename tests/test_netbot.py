@@ -200,6 +200,29 @@ async def test_stopped_by_its_author_it_leaves_its_chair_free(server: Server) ->
     await ann.close()
 
 
+async def test_terminated_it_leaves_its_chair_free(server: Server) -> None:
+    """SIGTERM (kill, a service manager's stop) ended rummy-bot on the spot, its chair
+    held "away" for a token it never keeps; now it leaves as for ctrl+c, and says so."""
+    ann, table_id = await ann_at_a_table(server)
+    bot = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "rummy.netbot", f"127.0.0.1:{server.port}", "--table", str(table_id)),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+        bot.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(bot.communicate(), TIMEOUT)
+    finally:
+        if bot.returncode is None:
+            bot.kill()
+            await bot.wait()
+    assert bot.returncode == 128 + signal.SIGTERM
+    assert err.decode().strip() == "rummy-bot: stopped (terminated)"
+    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is None, TIMEOUT)
+    await ann.close()
+
+
 async def test_what_it_cannot_do_it_says_in_one_sentence(server: Server) -> None:
     ann, table_id = await ann_at_a_table(server, bots=(1, 2, 3))
     with pytest.raises(BotStopped, match=rf"no table 99 \(its tables: {table_id}\)"):
