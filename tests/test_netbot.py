@@ -204,11 +204,7 @@ async def test_terminated_it_leaves_its_chair_free(server: Server) -> None:
     """SIGTERM (kill, a service manager's stop) ended rummy-bot on the spot, its chair
     held "away" for a token it never keeps; now it leaves as for ctrl+c, and says so."""
     ann, table_id = await ann_at_a_table(server)
-    bot = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "rummy.netbot", f"127.0.0.1:{server.port}", "--table", str(table_id)),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    bot = await rummy_bot_process(server, table_id)
     try:
         await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
         bot.send_signal(signal.SIGTERM)
@@ -324,13 +320,7 @@ async def test_a_bot_slower_than_the_turn_timer_is_told_so(server: Server, tmp_p
     (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
     (tmp_path / "slow_bots.py").write_text(DAWDLER, encoding="utf-8")
     ann, table_id = await ann_at_a_table(server, options=TableOptions(turn_seconds=1))
-    bot = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "rummy.netbot", f"127.0.0.1:{server.port}", "--table", str(table_id)),
-        *("--bot", "slow_bots:Dawdler", "--seed", "1"),
-        cwd=tmp_path,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    bot = await rummy_bot_process(server, table_id, "--bot", "slow_bots:Dawdler", "--seed", "1", cwd=tmp_path)
     await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
     assert isinstance(await ann.request(Start), Ok)
     await asyncio.wait_for(play(ann), TIMEOUT * 3)
@@ -363,13 +353,7 @@ async def test_one_ctrl_c_stops_a_bot_that_never_answers(server: Server, tmp_pat
     bot where it is, says where (its traceback) and for how long, and leaves (exit 130)."""
     (tmp_path / "hang_bots.py").write_text(HANG, encoding="utf-8")
     ann, table_id = await ann_at_a_table(server, options=TableOptions(on_drop="bot"))
-    bot = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "rummy.netbot", f"127.0.0.1:{server.port}", "--table", str(table_id)),
-        *("--bot", "hang_bots:Hang"),
-        cwd=tmp_path,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    bot = await rummy_bot_process(server, table_id, "--bot", "hang_bots:Hang", cwd=tmp_path)
     await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
     assert isinstance(await ann.request(Start), Ok)
     assert isinstance(await ann.request(Leave), Ok)  # a stand-in plays Ann's seat
@@ -387,8 +371,25 @@ async def test_one_ctrl_c_stops_a_bot_that_never_answers(server: Server, tmp_pat
     assert bot.returncode == 130
     *traceback, line = err.decode().strip().splitlines()
     assert traceback[0] == "Traceback (most recent call last):" and traceback[-1] == "KeyboardInterrupt"
-    assert re.fullmatch(r"rummy-bot: stopped while the bot hang_bots:Hang \(\w+\) had been choosing for"
-                        r" \d+\.\d s, in deal 1", line)
+    assert re.fullmatch(
+        r"rummy-bot: stopped while the bot hang_bots:Hang \(\w+\) had been choosing for"
+        r" \d+\.\d s, in deal 1",
+        line,
+    )
+
+
+async def rummy_bot_process(
+    server: Server, table_id: int, *options: str, cwd: Path | None = None
+) -> asyncio.subprocess.Process:
+    """``rummy-bot`` at ``server``'s table ``table_id``, a process of its own (to be
+    signalled, or to keep its bot's sleeps off the test's loop), its output piped."""
+    return await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "rummy.netbot", f"127.0.0.1:{server.port}", "--table", str(table_id)),
+        *options,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
 
 
 def rummy_bot(*options: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
