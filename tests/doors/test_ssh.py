@@ -27,7 +27,7 @@ from rummy.doors.ssh import HOST_KEY_NAME, HostKeyError, sanitize_name, start_ss
 from rummy.doors.ssh.cli import start_ssh_from_args
 from rummy.doors.ssh.limits import MAX_SESSIONS_PER_CONNECTION
 from rummy.doors.ssh.server import IDLE_NOTICE, SHUTDOWN_NOTICE, SSHGameServer
-from rummy.doors.ssh.session import REPLACED_NOTICE, TERMINAL_RESET
+from rummy.doors.ssh.session import TERMINAL_RESET
 from rummy.doors.wording import ListenError
 from rummy.protocol import NAME_LIMIT
 from rummy.server import start_server
@@ -488,8 +488,7 @@ async def test_the_number_of_ssh_players_is_capped(tmp_path: Path, keys: list[as
     """Each SSH player is a client process: past ``max_sessions`` in all, a newcomer is
     told so in one line."""
     async with await serve(tmp_path / "state", client_argv=standin(), max_sessions=2) as srv:
-        # Without keys: sessions of one key replace each other (KeyHolders).
-        conns = [await connect(srv, f"p{i}") for i in range(3)]
+        conns = [await connect(srv, f"p{i}", keys[0]) for i in range(3)]
         screens = [Screen(await open_terminal(c)) for c in conns[:2]]
         for screen in screens:
             await screen.wait_for(b"HELLO")
@@ -524,9 +523,8 @@ async def test_the_client_gets_a_clean_environment(
 async def test_sessions_per_connection_are_limited(
     server: SSHGameServer, keys: list[asyncssh.SSHKey]
 ) -> None:
-    """Each session is a client process, so one connection cannot open dozens. (Without
-    a key: sessions of one key replace each other, KeyHolders.)"""
-    async with await connect(server, "alice") as conn:
+    """Each session is a client process, so one connection cannot open dozens."""
+    async with await connect(server, "alice", keys[0]) as conn:
         screens = [Screen(await open_terminal(conn)) for _ in range(MAX_SESSIONS_PER_CONNECTION)]
         for screen in screens:
             await screen.wait_for(b"HELLO")
@@ -576,32 +574,6 @@ async def test_the_idle_notice_and_terminal_reset_reach_a_slow_player(
     assert b"\x1b[?1049h" in data  # the game's screen was on...
     tail = data[data.rindex(TERMINAL_RESET) :]
     assert tail == TERMINAL_RESET + IDLE_NOTICE.format(duration="3 seconds").encode()  # ...and is off
-
-
-async def test_a_second_session_of_a_key_ends_the_first_ones_client_before_its_own(
-    tmp_path: Path, keys: list[asyncssh.SSHKey]
-) -> None:
-    """A player back with the same key while their first session's client still ran (a
-    dropped link the server had not noticed, or one being hung up) got a client that
-    found the first one holding the key's seat, and was only in the lobby. Now the
-    first session is told, its client ended (here one that ignores its hangup, so
-    killed after the grace), and only then does the second one's client start."""
-    async with (
-        await serve(tmp_path / "state", client_argv=standin("--ignore-hup")) as srv,
-        await connect(srv, "alice", keys[0]) as first_conn,
-        await connect(srv, "alice", keys[0]) as second_conn,
-    ):
-        first = Screen(await open_terminal(first_conn))
-        old_pid = int(field(await first.line_after(b"HELLO"), "pid"))
-        second = Screen(await open_terminal(second_conn))
-        hello = await second.line_after(b"HELLO")
-        with pytest.raises(ProcessLookupError):  # the first client was gone before it started
-            os.kill(old_pid, 0)
-        assert int(field(hello, "pid")) != old_pid
-        same_dir = field(await first.line_after(b"STATE"), "dir")
-        assert field(await second.line_after(b"STATE"), "dir") == same_dir
-        rest = await first.rest()
-        assert rest.endswith(TERMINAL_RESET + REPLACED_NOTICE)  # told why, terminal reset
 
 
 # -- the real thing: game server + real client over SSH ---------------------------

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import asyncssh
@@ -34,37 +34,10 @@ KEYLESS_NOTICE = b"rummy: you have no SSH key, so a dropped connection cannot ge
 # paste, reset colours, so the player's terminal is usable afterwards.
 TERMINAL_RESET = b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m\r\n"
 FULL_REFUSAL = "rummy: the server has as many SSH players as it can take ({limit}); try again later.\r\n"
-REPLACED_NOTICE = b"rummy: you came back in another SSH session with the same key: it plays on there.\r\n"
 # When TERM is empty the client still needs something it can draw with.
 FALLBACK_TERM = "xterm-256color"
 # Settings the player's own ssh may send (SendEnv) that matter to drawing.
 _PASSED_ENV = (*LOCALE, "COLORTERM", "NO_COLOR")
-
-
-class KeyHolders:
-    """Which session runs the client of each SSH key: one at a time, the newest.
-
-    A key's client keeps its seat token in the key's own state directory, and a
-    client that finds another one of its player running there leaves the seat to it.
-    A player whose connection dropped comes back at once, while the old client is
-    still being hung up (or before the server has even noticed the drop, which a dead
-    link hides for minutes): the new session then found the old client there and
-    was only in the lobby. So the newest session of a key ends the older one's client
-    and waits for it to be gone before starting its own, as the browser door does for
-    a second tab."""
-
-    def __init__(self) -> None:
-        self._by_key: dict[str, GameSession] = {}
-
-    def take(self, key_id: str, session: GameSession) -> GameSession | None:
-        """``session`` now holds ``key_id``; the one that held it before, if any."""
-        older = self._by_key.get(key_id)
-        self._by_key[key_id] = session
-        return older if older is not session else None
-
-    def release(self, key_id: str, session: GameSession) -> None:
-        if self._by_key.get(key_id) is session:
-            del self._by_key[key_id]
 
 
 @dataclass(frozen=True)
@@ -77,7 +50,6 @@ class SessionSettings:
     client_command: ClientCommand = default_client_command
     keyless_notice_delay: float = 2.0
     hangup_grace: float = HANGUP_GRACE
-    holders: KeyHolders = field(default_factory=KeyHolders)
 
 
 class GameSession(asyncssh.SSHServerSession[bytes]):
@@ -239,12 +211,6 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
                     self._in_notice = False
             if self._gone:
                 return
-            await self._take_over_the_key()
-            if self._gone:
-                return
-            if self._ending:  # replaced in its turn, or ended, as it waited: no client
-                status = 0
-                return
             state = ClientStateDir.for_identity(self._identity, self._settings.state_dir)
             status = await self._run_client(state.path)
         except Exception:
@@ -252,23 +218,10 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             chan.write_stderr(b"rummy: the game client could not be started; please tell the host.\r\n")
             status = 127
         finally:
-            if self._identity.key_id is not None:
-                self._settings.holders.release(self._identity.key_id, self)
             if state is not None:
                 state.release()
             if status is not None and not chan.is_closing():
                 _close_with_status(chan, status)
-
-    async def _take_over_the_key(self) -> None:
-        """End the client of the key's older session, if one runs, and wait until it is
-        gone (``KeyHolders``): bounded, as a client hung up is killed after the grace."""
-        key_id = self._identity.key_id
-        older = None if key_id is None else self._settings.holders.take(key_id, self)
-        if older is None or older._task is None:
-            return
-        log.info("ssh session for %r replaces an older one of the same key", self._identity.user_name)
-        older.end_with(REPLACED_NOTICE)
-        await asyncio.wait({older._task})  # (a wait that, cancelled, leaves the older one be)
 
     async def _run_client(self, state_dir: Path) -> int:
         """Start the client on a pty, feed it, wait for it; its exit status."""
