@@ -27,7 +27,7 @@ from rummy.doors.ssh import HOST_KEY_NAME, HostKeyError, sanitize_name, start_ss
 from rummy.doors.ssh.cli import start_ssh_from_args
 from rummy.doors.ssh.limits import MAX_SESSIONS_PER_CONNECTION
 from rummy.doors.ssh.server import IDLE_NOTICE, SHUTDOWN_NOTICE, SSHGameServer
-from rummy.doors.ssh.session import TERMINAL_RESET
+from rummy.doors.ssh.session import REPLACED_NOTICE, TERMINAL_RESET
 from rummy.doors.wording import ListenError
 from rummy.protocol import NAME_LIMIT
 from rummy.server import start_server
@@ -240,6 +240,52 @@ async def test_same_key_keeps_its_state_dir_and_other_keys_do_not_share_it(
     # Named after the key's SHA-256 fingerprint (hex, safe on any file system).
     assert first_dir.name == hashlib.sha256(keys[0].public_data).hexdigest()
     assert stat.S_IMODE(first_dir.stat().st_mode) == 0o700
+
+
+async def test_a_player_back_with_the_same_key_takes_the_game_over_from_the_old_session(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    """A dropped connection the server has not noticed yet (its keepalive takes two
+    minutes) still ran the key's client, so the player who came back got a second
+    client that the first kept out of the seat ("Another rummy-client here already
+    plays as bob... Use another --name"). Now the newer session takes over: the old
+    one is told and ended, and its client has ended before the new one starts."""
+    async with (
+        await connect(server, "bob", keys[0]) as old_conn,
+        await connect(server, "bob", keys[0]) as conn,
+    ):
+        old = Screen(await open_terminal(old_conn))
+        old_pid = int(field(await old.line_after(b"HELLO"), "pid"))
+        screen = Screen(await open_terminal(conn))
+        new_pid = int(field(await screen.line_after(b"HELLO"), "pid"))
+        assert process_gone(old_pid)  # reaped before the new client began
+        assert (await screen.line_after(b"STATE")).split()[1] == "seen"  # the key's own state
+        await old.wait_for(TERMINAL_RESET + REPLACED_NOTICE)
+        await asyncio.wait_for(old.process.wait_closed(), TIMEOUT)
+        # The new session is the key's now: it is not ended in turn.
+        screen.process.stdin.write(b"q")
+        await screen.process.wait_closed()
+        assert screen.process.exit_status == 3
+        await eventually(lambda: process_gone(new_pid))
+
+
+async def test_two_names_under_one_key_play_side_by_side(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    """Two people at one computer offer the same key under their own names: each is
+    a player of their own, and neither session takes over from the other."""
+    async with (
+        await connect(server, "alice", keys[0]) as alice_conn,
+        await connect(server, "bob", keys[0]) as bob_conn,
+    ):
+        alice = Screen(await open_terminal(alice_conn))
+        alice_pid = int(field(await alice.line_after(b"HELLO"), "pid"))
+        bob = Screen(await open_terminal(bob_conn))
+        await bob.wait_for(b"HELLO name=bob")
+        alice.process.stdin.write(b"x")
+        await alice.wait_for(b"KEY 78")  # alice's client still runs and reads her keys
+        assert not process_gone(alice_pid)
+        assert REPLACED_NOTICE not in alice.data
 
 
 async def test_keyless_player_is_told_and_gets_a_fresh_state_dir_deleted_afterwards(
@@ -520,11 +566,10 @@ async def test_the_client_gets_a_clean_environment(
     assert not any("hunter2" in v or "agent" in v for v in env.values())
 
 
-async def test_sessions_per_connection_are_limited(
-    server: SSHGameServer, keys: list[asyncssh.SSHKey]
-) -> None:
-    """Each session is a client process, so one connection cannot open dozens."""
-    async with await connect(server, "alice", keys[0]) as conn:
+async def test_sessions_per_connection_are_limited(server: SSHGameServer) -> None:
+    """Each session is a client process, so one connection cannot open dozens. (Without
+    a key: a player's newer session ends their older one, so one key and name hold one.)"""
+    async with await connect(server, "alice") as conn:
         screens = [Screen(await open_terminal(conn)) for _ in range(MAX_SESSIONS_PER_CONNECTION)]
         for screen in screens:
             await screen.wait_for(b"HELLO")

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncssh
@@ -33,11 +33,45 @@ KEYLESS_NOTICE = b"rummy: you have no SSH key, so a dropped connection cannot ge
 # the alternate screen, show the cursor, stop mouse reports and bracketed
 # paste, reset colours, so the player's terminal is usable afterwards.
 TERMINAL_RESET = b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m\r\n"
+# Shown to a session whose player (key and name) has just logged in again: they came back
+# (a dropped connection the server had not noticed yet, another terminal).
+REPLACED_NOTICE = b"rummy: your key opened this game in another SSH session; this one ends here.\r\n"
 FULL_REFUSAL = "rummy: the server has as many SSH players as it can take ({limit}); try again later.\r\n"
 # When TERM is empty the client still needs something it can draw with.
 FALLBACK_TERM = "xterm-256color"
 # Settings the player's own ssh may send (SendEnv) that matter to drawing.
 _PASSED_ENV = (*LOCALE, "COLORTERM", "NO_COLOR")
+
+
+# Whose client a session runs: a key's fingerprint (hex) and the name played under.
+Player = tuple[str, str]
+
+
+class KeyHolders:
+    """Which session runs the client of each player (key and name): one at a time.
+    Two would share the key's state directory, and the client there refuses a second
+    player of the same name ("Another rummy-client here already plays as bob... use
+    another --name"), which kept a player who came back after a drop out of their
+    seat until the dead connection's keepalive ran out (two minutes). So the newer
+    session takes over, as a second tab does in the browser. Another name under the
+    same key (two people at one computer) is another player and plays on."""
+
+    def __init__(self) -> None:
+        self._by_player: dict[Player, GameSession] = {}
+
+    async def take(self, player: Player, session: GameSession) -> None:
+        """Make ``session`` the player's; the one before it is ended, and this returns
+        once its client has ended and let go of the player's seat."""
+        older = self._by_player.get(player)
+        self._by_player[player] = session
+        if older is not None and older is not session:
+            log.info("ssh session of %r (key %s) taken over by a newer one", player[1], player[0][:12])
+            older.end_with(REPLACED_NOTICE)
+            await older.ended()
+
+    def release(self, player: Player, session: GameSession) -> None:
+        if self._by_player.get(player) is session:
+            del self._by_player[player]
 
 
 @dataclass(frozen=True)
@@ -50,6 +84,7 @@ class SessionSettings:
     client_command: ClientCommand = default_client_command
     keyless_notice_delay: float = 2.0
     hangup_grace: float = HANGUP_GRACE
+    key_holders: KeyHolders = field(default_factory=KeyHolders)
 
 
 class GameSession(asyncssh.SSHServerSession[bytes]):
@@ -170,6 +205,11 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             self._exit(0)
         # else the client is starting: _run_client hangs it up as soon as it runs.
 
+    async def ended(self) -> None:
+        """Return once this session's client (if it started one) has ended."""
+        if self._task is not None:
+            await asyncio.wait({self._task})
+
     def _exit(self, status: int) -> None:
         if self._chan is not None and not self._chan.is_closing():
             _close_with_status(self._chan, status)
@@ -201,6 +241,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         chan = self._chan
         state: ClientStateDir | None = None
         status: int | None = None
+        holding: Player | None = None  # the player whose session this is, once taken
         try:
             if self._identity.key is None:
                 chan.write(KEYLESS_NOTICE)
@@ -209,7 +250,14 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
                     await asyncio.sleep(self._settings.keyless_notice_delay)
                 finally:
                     self._in_notice = False
+            key_id = self._identity.key_id
+            if key_id is not None:
+                holding = (key_id, self._identity.display_name)
+                await self._settings.key_holders.take(holding, self)
             if self._gone:
+                return
+            if self._ending:  # taken over or timed out before its client started
+                status = 0
                 return
             state = ClientStateDir.for_identity(self._identity, self._settings.state_dir)
             status = await self._run_client(state.path)
@@ -218,6 +266,8 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             chan.write_stderr(b"rummy: the game client could not be started; please tell the host.\r\n")
             status = 127
         finally:
+            if holding is not None:
+                self._settings.key_holders.release(holding, self)
             if state is not None:
                 state.release()
             if status is not None and not chan.is_closing():
