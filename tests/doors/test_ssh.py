@@ -197,6 +197,22 @@ async def test_session_without_pty_is_refused_in_one_line(
     assert "needs a terminal" in result.stderr
 
 
+@pytest.mark.parametrize("term", ["dumb", "unknown"])
+async def test_a_dumb_terminal_is_refused_in_one_line(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey], term: str
+) -> None:
+    """A terminal that can only print lines (TERM=dumb: Emacs' M-x shell) got the
+    game's full screen as a stream of escape codes; now one line says why not and
+    what to do, and no client is started."""
+    async with await connect(server, "alice", keys[0]) as conn:
+        result = await asyncio.wait_for(conn.run(term_type=term, encoding="utf-8"), TIMEOUT)
+    assert result.exit_status == 1
+    assert result.stdout == ""
+    assert isinstance(result.stderr, str)
+    assert result.stderr.count("\n") == 1
+    assert f"your terminal (TERM={term}) cannot draw the game" in result.stderr
+
+
 async def test_user_name_is_sanitized_for_the_client(
     server: SSHGameServer, keys: list[asyncssh.SSHKey]
 ) -> None:

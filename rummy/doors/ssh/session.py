@@ -28,6 +28,14 @@ from rummy.doors.wording import exit_words
 log = logging.getLogger(__name__)
 
 NO_PTY_REFUSAL = b"rummy: the game needs a terminal: use plain ssh, without -T or a command.\r\n"
+# TERM of a terminal that can only print lines (Emacs' M-x shell, a pipe, a script),
+# as curses and Rich name it: the game, drawn all over the screen, came out there as
+# a stream of escape codes.
+DUMB_TERMINALS = frozenset({"dumb", "unknown"})
+DUMB_REFUSAL = (
+    "rummy: your terminal (TERM={term}) cannot draw the game: use a terminal window,"
+    " or say what it is (TERM=xterm-256color ssh ...).\r\n"
+)
 KEYLESS_NOTICE = b"rummy: you have no SSH key, so a dropped connection cannot get its seat back.\r\n"
 # Written before a message that interrupts the client's full screen: leave
 # the alternate screen, show the cursor, stop mouse reports and bracketed
@@ -142,6 +150,11 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         if self._term_type is None:
             log.info("refused a session without a pty from %s", self._identity.user_name)
             self._chan.write_stderr(NO_PTY_REFUSAL)
+            self._chan.exit(1)
+            return
+        if self._term_type.lower() in DUMB_TERMINALS:
+            log.info("refused a session on a %s terminal from %s", self._term_type, self._identity.user_name)
+            self._chan.write_stderr(DUMB_REFUSAL.format(term=self._term_type).encode())
             self._chan.exit(1)
             return
         self._task = asyncio.get_running_loop().create_task(self._run())
