@@ -213,6 +213,33 @@ async def test_a_dumb_terminal_is_refused_in_one_line(
     assert f"your terminal (TERM={term}) cannot draw the game" in result.stderr
 
 
+async def test_the_ssh_command_gives_the_client_its_own_options(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    """A local player says --ascii, --four-colour or --no-bell on the command line; an
+    SSH player had no way to them (a terminal without the suits' symbols showed them
+    garbled, for good). Now they are the SSH command: ssh -t HOST ascii four-colour."""
+    async with await connect(server, "alice", keys[0]) as conn:
+        process = await conn.create_process(
+            "four-colour  ASCII no-bell", term_type="xterm", term_size=(100, 30), encoding=None
+        )
+        hello = await Screen(process).line_after(b"HELLO")
+    assert field(hello, "options") == "--ascii,--four-colour,--no-bell"
+    async with await connect(server, "alice", keys[0]) as conn:
+        hello = await Screen(await open_terminal(conn)).line_after(b"HELLO")
+    assert field(hello, "options") == "-"  # none unless asked
+
+
+async def test_an_unknown_ssh_command_is_refused_naming_the_options(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    async with await connect(server, "alice", keys[0]) as conn:
+        result = await asyncio.wait_for(conn.run("bash", term_type="xterm", encoding="utf-8"), TIMEOUT)
+    assert result.exit_status == 1
+    assert isinstance(result.stderr, str)
+    assert result.stderr == "rummy: the game takes no 'bash'; it takes: ascii, four-colour, no-bell.\r\n"
+
+
 async def test_user_name_is_sanitized_for_the_client(
     server: SSHGameServer, keys: list[asyncssh.SSHKey]
 ) -> None:

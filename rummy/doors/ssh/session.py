@@ -27,7 +27,10 @@ from rummy.doors.wording import exit_words
 
 log = logging.getLogger(__name__)
 
-NO_PTY_REFUSAL = b"rummy: the game needs a terminal: use plain ssh, without -T or a command.\r\n"
+NO_PTY_REFUSAL = (
+    b"rummy: the game needs a terminal: use plain ssh without -T,"
+    b" and -t before options (ssh -t HOST ascii).\r\n"
+)
 # TERM of a terminal that can only print lines (Emacs' M-x shell, a pipe, a script),
 # as curses and Rich name it: the game, drawn all over the screen, came out there as
 # a stream of escape codes.
@@ -36,6 +39,16 @@ DUMB_REFUSAL = (
     "rummy: your terminal (TERM={term}) cannot draw the game: use a terminal window,"
     " or say what it is (TERM=xterm-256color ssh ...).\r\n"
 )
+# What a player may ask for as the SSH command (ssh -t -p 2222 bob@host ascii): the
+# client's own options, which a local player gives on its command line; an SSH player
+# had no way to them (a terminal without the suits' symbols showed them garbled).
+CLIENT_OPTIONS = {
+    "ascii": "--ascii",
+    "four-colour": "--four-colour",
+    "four-color": "--four-colour",
+    "no-bell": "--no-bell",
+}
+UNKNOWN_OPTION = "rummy: the game takes no {word!r}; it takes: ascii, four-colour, no-bell.\r\n"
 KEYLESS_NOTICE = b"rummy: you have no SSH key, so a dropped connection cannot get its seat back.\r\n"
 # Written before a message that interrupts the client's full screen: leave
 # the alternate screen, show the cursor, stop mouse reports and bracketed
@@ -117,6 +130,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         self._size: WindowSize = (80, 24, 0, 0)
         self._child: PtyChild | None = None
         self._early_input = bytearray()  # keys typed before the client started
+        self._command = ""  # what the player gave as the SSH command: client options
         self._gone = False  # the SSH side has closed
         self._in_notice = False
         self._muted = False  # the client's output is no longer shown (see end_with)
@@ -138,8 +152,9 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         return True
 
     def exec_requested(self, command: str) -> bool:
-        # Accepted so that the refusal (no pty) or the game (pty) can be shown;
-        # the command itself is never run, as with sshd's ForceCommand.
+        # Accepted so that the refusal (no pty) or the game (pty) can be shown; the
+        # command is never run (as with sshd's ForceCommand), only read for options.
+        self._command = command
         return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
@@ -150,6 +165,11 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         if self._term_type is None:
             log.info("refused a session without a pty from %s", self._identity.user_name)
             self._chan.write_stderr(NO_PTY_REFUSAL)
+            self._chan.exit(1)
+            return
+        unknown = next((w for w in self._command.split() if w.lower() not in CLIENT_OPTIONS), None)
+        if unknown is not None:
+            self._chan.write_stderr(UNKNOWN_OPTION.format(word=unknown).encode())
             self._chan.exit(1)
             return
         if self._term_type.lower() in DUMB_TERMINALS:
@@ -290,6 +310,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         """Start the client on a pty, feed it, wait for it; its exit status."""
         identity = self._identity
         argv = list(self._settings.client_command(self._settings.game_address, identity.display_name))
+        argv += sorted({CLIENT_OPTIONS[word.lower()] for word in self._command.split()})
         # Not cancellable from here on: a child must never be left unreaped.
         child = await PtyChild.spawn(
             argv,
