@@ -514,6 +514,18 @@ async def test_a_small_terminal_gets_a_clear_message() -> None:
         assert isinstance(app.screen, LobbyScreen)
 
 
+async def test_the_small_terminal_message_fits_a_narrow_terminal() -> None:
+    """A phone's browser or a narrow window: the message itself was 60 wide and cut
+    off at the right edge ("Persian Rummy needs" and no more at 46 columns)."""
+    app, _ = offline_app()
+    async with app.run_test(size=(46, 29)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        words = " ".join(re.sub("[█▀▄│]", " ", screen_text(app)).split())
+        assert "needs at least 80x24" in words
+        assert "smaller" in words  # how to get there where the window cannot grow
+
+
 async def test_quit_from_the_lobby_does_not_ask() -> None:
     app, _ = offline_app()
     async with app.run_test() as pilot:

@@ -1,9 +1,10 @@
 """A stand-in for the game client, run by the SSH tests on the session's pty.
 
 Usage: ssh_standin.py GAME_ADDRESS --name NAME [--exit N] [--ignore-hup] [--chatter KB]
+                      [--ascii] [--four-colour] [--no-bell]
 
 It reports, one line each (\\r\\n, the terminal is raw):
-  HELLO name=.. addr=.. term=.. pid=.. ctty=yes|no
+  HELLO name=.. addr=.. term=.. pid=.. ctty=yes|no options=--ascii,..|-
   STATE new|seen dir=..     (whether its RUMMY_STATE_DIR was used before)
   ENV NAME=VALUE ...        (its whole environment, values hex-encoded)
   SIZE COLSxROWS            (at start and on every SIGWINCH)
@@ -31,6 +32,14 @@ def say(text: str) -> None:
     os.write(1, text.encode() + b"\r\n")
 
 
+# The real client's options that an SSH player may ask for.
+CLIENT_OPTIONS = ("--ascii", "--four-colour", "--no-bell")
+
+
+def given(args: argparse.Namespace, option: str) -> bool:
+    return bool(getattr(args, option.removeprefix("--").replace("-", "_")))
+
+
 def controlling_terminal() -> bool:
     """A session leader whose own controlling terminal is this pty, in the
     foreground: what SIGWINCH and SIGHUP delivery needs."""
@@ -49,6 +58,8 @@ def main() -> int:
     parser.add_argument("--exit", type=int, default=0)
     parser.add_argument("--ignore-hup", action="store_true")
     parser.add_argument("--chatter", type=int, default=0)
+    for option in CLIENT_OPTIONS:
+        parser.add_argument(option, action="store_true")
     args = parser.parse_args()
     if args.ignore_hup:
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -63,7 +74,8 @@ def main() -> int:
     try:
         say(
             f"HELLO name={args.name} addr={args.address} term={os.environ.get('TERM')} "
-            f"pid={os.getpid()} ctty={'yes' if controlling_terminal() else 'no'}"
+            f"pid={os.getpid()} ctty={'yes' if controlling_terminal() else 'no'} "
+            f"options={','.join(o for o in CLIENT_OPTIONS if given(args, o)) or '-'}"
         )
         say(f"STATE {'seen' if seen else 'new'} dir={state}")
         say("ENV " + " ".join(f"{k}={v.encode().hex()}" for k, v in sorted(os.environ.items())))

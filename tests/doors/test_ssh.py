@@ -27,7 +27,7 @@ from rummy.doors.ssh import HOST_KEY_NAME, HostKeyError, sanitize_name, start_ss
 from rummy.doors.ssh.cli import start_ssh_from_args
 from rummy.doors.ssh.limits import MAX_SESSIONS_PER_CONNECTION
 from rummy.doors.ssh.server import IDLE_NOTICE, SHUTDOWN_NOTICE, SSHGameServer
-from rummy.doors.ssh.session import TERMINAL_RESET
+from rummy.doors.ssh.session import REPLACED_NOTICE, TERMINAL_RESET
 from rummy.doors.wording import ListenError
 from rummy.protocol import NAME_LIMIT
 from rummy.server import start_server
@@ -197,6 +197,49 @@ async def test_session_without_pty_is_refused_in_one_line(
     assert "needs a terminal" in result.stderr
 
 
+@pytest.mark.parametrize("term", ["dumb", "unknown"])
+async def test_a_dumb_terminal_is_refused_in_one_line(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey], term: str
+) -> None:
+    """A terminal that can only print lines (TERM=dumb: Emacs' M-x shell) got the
+    game's full screen as a stream of escape codes; now one line says why not and
+    what to do, and no client is started."""
+    async with await connect(server, "alice", keys[0]) as conn:
+        result = await asyncio.wait_for(conn.run(term_type=term, encoding="utf-8"), TIMEOUT)
+    assert result.exit_status == 1
+    assert result.stdout == ""
+    assert isinstance(result.stderr, str)
+    assert result.stderr.count("\n") == 1
+    assert f"your terminal (TERM={term}) cannot draw the game" in result.stderr
+
+
+async def test_the_ssh_command_gives_the_client_its_own_options(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    """A local player says --ascii, --four-colour or --no-bell on the command line; an
+    SSH player had no way to them (a terminal without the suits' symbols showed them
+    garbled, for good). Now they are the SSH command: ssh -t HOST ascii four-colour."""
+    async with await connect(server, "alice", keys[0]) as conn:
+        process = await conn.create_process(
+            "four-colour  ASCII no-bell", term_type="xterm", term_size=(100, 30), encoding=None
+        )
+        hello = await Screen(process).line_after(b"HELLO")
+    assert field(hello, "options") == "--ascii,--four-colour,--no-bell"
+    async with await connect(server, "alice", keys[0]) as conn:
+        hello = await Screen(await open_terminal(conn)).line_after(b"HELLO")
+    assert field(hello, "options") == "-"  # none unless asked
+
+
+async def test_an_unknown_ssh_command_is_refused_naming_the_options(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    async with await connect(server, "alice", keys[0]) as conn:
+        result = await asyncio.wait_for(conn.run("bash", term_type="xterm", encoding="utf-8"), TIMEOUT)
+    assert result.exit_status == 1
+    assert isinstance(result.stderr, str)
+    assert result.stderr == "rummy: the game takes no 'bash'; it takes: ascii, four-colour, no-bell.\r\n"
+
+
 async def test_user_name_is_sanitized_for_the_client(
     server: SSHGameServer, keys: list[asyncssh.SSHKey]
 ) -> None:
@@ -240,6 +283,52 @@ async def test_same_key_keeps_its_state_dir_and_other_keys_do_not_share_it(
     # Named after the key's SHA-256 fingerprint (hex, safe on any file system).
     assert first_dir.name == hashlib.sha256(keys[0].public_data).hexdigest()
     assert stat.S_IMODE(first_dir.stat().st_mode) == 0o700
+
+
+async def test_a_player_back_with_the_same_key_takes_the_game_over_from_the_old_session(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    """A dropped connection the server has not noticed yet (its keepalive takes two
+    minutes) still ran the key's client, so the player who came back got a second
+    client that the first kept out of the seat ("Another rummy-client here already
+    plays as bob... Use another --name"). Now the newer session takes over: the old
+    one is told and ended, and its client has ended before the new one starts."""
+    async with (
+        await connect(server, "bob", keys[0]) as old_conn,
+        await connect(server, "bob", keys[0]) as conn,
+    ):
+        old = Screen(await open_terminal(old_conn))
+        old_pid = int(field(await old.line_after(b"HELLO"), "pid"))
+        screen = Screen(await open_terminal(conn))
+        new_pid = int(field(await screen.line_after(b"HELLO"), "pid"))
+        assert process_gone(old_pid)  # reaped before the new client began
+        assert (await screen.line_after(b"STATE")).split()[1] == "seen"  # the key's own state
+        await old.wait_for(TERMINAL_RESET + REPLACED_NOTICE)
+        await asyncio.wait_for(old.process.wait_closed(), TIMEOUT)
+        # The new session is the key's now: it is not ended in turn.
+        screen.process.stdin.write(b"q")
+        await screen.process.wait_closed()
+        assert screen.process.exit_status == 3
+        await eventually(lambda: process_gone(new_pid))
+
+
+async def test_two_names_under_one_key_play_side_by_side(
+    server: SSHGameServer, keys: list[asyncssh.SSHKey]
+) -> None:
+    """Two people at one computer offer the same key under their own names: each is
+    a player of their own, and neither session takes over from the other."""
+    async with (
+        await connect(server, "alice", keys[0]) as alice_conn,
+        await connect(server, "bob", keys[0]) as bob_conn,
+    ):
+        alice = Screen(await open_terminal(alice_conn))
+        alice_pid = int(field(await alice.line_after(b"HELLO"), "pid"))
+        bob = Screen(await open_terminal(bob_conn))
+        await bob.wait_for(b"HELLO name=bob")
+        alice.process.stdin.write(b"x")
+        await alice.wait_for(b"KEY 78")  # alice's client still runs and reads her keys
+        assert not process_gone(alice_pid)
+        assert REPLACED_NOTICE not in alice.data
 
 
 async def test_keyless_player_is_told_and_gets_a_fresh_state_dir_deleted_afterwards(
@@ -520,11 +609,10 @@ async def test_the_client_gets_a_clean_environment(
     assert not any("hunter2" in v or "agent" in v for v in env.values())
 
 
-async def test_sessions_per_connection_are_limited(
-    server: SSHGameServer, keys: list[asyncssh.SSHKey]
-) -> None:
-    """Each session is a client process, so one connection cannot open dozens."""
-    async with await connect(server, "alice", keys[0]) as conn:
+async def test_sessions_per_connection_are_limited(server: SSHGameServer) -> None:
+    """Each session is a client process, so one connection cannot open dozens. (Without
+    a key: a player's newer session ends their older one, so one key and name hold one.)"""
+    async with await connect(server, "alice") as conn:
         screens = [Screen(await open_terminal(conn)) for _ in range(MAX_SESSIONS_PER_CONNECTION)]
         for screen in screens:
             await screen.wait_for(b"HELLO")

@@ -145,3 +145,25 @@ async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_
         await other.close()
         await eventually(lambda: not web_server.clients(), timeout=20.0, interval=0.05)
         assert not elsewhere, f"the page loaded from elsewhere: {elsewhere}"
+
+
+async def test_a_phone_sized_window_gets_smaller_text_and_the_whole_game(web_server: RunningServer) -> None:
+    """A window in which 16 px text leaves fewer than 80x24 cells (a phone held
+    upright, 420x617: 46x29) showed only "This terminal is 46x29... too small"; the
+    page now shrinks its text so that the game fits."""
+    async with chromium() as browser:
+        context = await browser.new_context(viewport={"width": 420, "height": 617})
+        term = PageTerminal(await context.new_page())
+        await term.page.goto(web_server.url)
+        await term.page.fill("#name", "Ann")
+        await term.page.click("button[type=submit]")
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        assert term.screen.columns >= 80 and term.screen.lines >= 24
+        assert "too small" not in term.text()
+        # A window with room enough keeps the full size.
+        await term.page.set_viewport_size({"width": 1000, "height": 640})
+        await term.page.reload()
+        await eventually(lambda: term.sockets == 2, timeout=20.0, interval=0.05)
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        assert await term.page.get_attribute("#terminal", "data-font-size") == "16"
+        await context.close()

@@ -19,6 +19,8 @@ from .dialog import Dialog
 T = TypeVar("T")
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+# The widest the too-small message gets: a line much longer reads badly.
+TOO_SMALL_TEXT_WIDTH = 60
 
 
 class ConfirmScreen(Dialog[bool]):
@@ -149,9 +151,14 @@ class TooSmallScreen(Screen[None]):
         self.show_size(self.app.size.width, self.app.size.height)
 
     def show_size(self, width: int, height: int) -> None:
-        self.query_one("#too-small-text", Static).update(
+        text = self.query_one("#too-small-text", Static)
+        # Never wider than the terminal: a box 60 wide on a phone's 46 columns cut the
+        # sentence off before it said what is needed.
+        text.styles.max_width = max(1, min(TOO_SMALL_TEXT_WIDTH, width))
+        text.update(
             Content(
                 f"This terminal is {width}x{height}. Persian Rummy needs at least "
-                f"{MIN_WIDTH}x{MIN_HEIGHT}: please make the window larger."
+                f"{MIN_WIDTH}x{MIN_HEIGHT}: please make the window larger, or the text "
+                "smaller (ctrl and - in a browser and most terminals)."
             )
         )

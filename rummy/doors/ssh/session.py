@@ -13,7 +13,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncssh
@@ -27,17 +27,72 @@ from rummy.doors.wording import exit_words
 
 log = logging.getLogger(__name__)
 
-NO_PTY_REFUSAL = b"rummy: the game needs a terminal: use plain ssh, without -T or a command.\r\n"
+NO_PTY_REFUSAL = (
+    b"rummy: the game needs a terminal: use plain ssh without -T,"
+    b" and -t before options (ssh -t HOST ascii).\r\n"
+)
+# TERM of a terminal that can only print lines (Emacs' M-x shell, a pipe, a script),
+# as curses and Rich name it: the game, drawn all over the screen, came out there as
+# a stream of escape codes.
+DUMB_TERMINALS = frozenset({"dumb", "unknown"})
+DUMB_REFUSAL = (
+    "rummy: your terminal (TERM={term}) cannot draw the game: use a terminal window,"
+    " or say what it is (TERM=xterm-256color ssh ...).\r\n"
+)
+# What a player may ask for as the SSH command (ssh -t -p 2222 bob@host ascii): the
+# client's own options, which a local player gives on its command line; an SSH player
+# had no way to them (a terminal without the suits' symbols showed them garbled).
+CLIENT_OPTIONS = {
+    "ascii": "--ascii",
+    "four-colour": "--four-colour",
+    "four-color": "--four-colour",
+    "no-bell": "--no-bell",
+}
+UNKNOWN_OPTION = "rummy: the game takes no {word!r}; it takes: ascii, four-colour, no-bell.\r\n"
 KEYLESS_NOTICE = b"rummy: you have no SSH key, so a dropped connection cannot get its seat back.\r\n"
 # Written before a message that interrupts the client's full screen: leave
 # the alternate screen, show the cursor, stop mouse reports and bracketed
 # paste, reset colours, so the player's terminal is usable afterwards.
 TERMINAL_RESET = b"\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[0m\r\n"
+# Shown to a session whose player (key and name) has just logged in again: they came back
+# (a dropped connection the server had not noticed yet, another terminal).
+REPLACED_NOTICE = b"rummy: your key opened this game in another SSH session; this one ends here.\r\n"
 FULL_REFUSAL = "rummy: the server has as many SSH players as it can take ({limit}); try again later.\r\n"
 # When TERM is empty the client still needs something it can draw with.
 FALLBACK_TERM = "xterm-256color"
 # Settings the player's own ssh may send (SendEnv) that matter to drawing.
 _PASSED_ENV = (*LOCALE, "COLORTERM", "NO_COLOR")
+
+
+# Whose client a session runs: a key's fingerprint (hex) and the name played under.
+Player = tuple[str, str]
+
+
+class KeyHolders:
+    """Which session runs the client of each player (key and name): one at a time.
+    Two would share the key's state directory, and the client there refuses a second
+    player of the same name ("Another rummy-client here already plays as bob... use
+    another --name"), which kept a player who came back after a drop out of their
+    seat until the dead connection's keepalive ran out (two minutes). So the newer
+    session takes over, as a second tab does in the browser. Another name under the
+    same key (two people at one computer) is another player and plays on."""
+
+    def __init__(self) -> None:
+        self._by_player: dict[Player, GameSession] = {}
+
+    async def take(self, player: Player, session: GameSession) -> None:
+        """Make ``session`` the player's; the one before it is ended, and this returns
+        once its client has ended and let go of the player's seat."""
+        older = self._by_player.get(player)
+        self._by_player[player] = session
+        if older is not None and older is not session:
+            log.info("ssh session of %r (key %s) taken over by a newer one", player[1], player[0][:12])
+            older.end_with(REPLACED_NOTICE)
+            await older.ended()
+
+    def release(self, player: Player, session: GameSession) -> None:
+        if self._by_player.get(player) is session:
+            del self._by_player[player]
 
 
 @dataclass(frozen=True)
@@ -50,6 +105,7 @@ class SessionSettings:
     client_command: ClientCommand = default_client_command
     keyless_notice_delay: float = 2.0
     hangup_grace: float = HANGUP_GRACE
+    key_holders: KeyHolders = field(default_factory=KeyHolders)
 
 
 class GameSession(asyncssh.SSHServerSession[bytes]):
@@ -74,6 +130,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         self._size: WindowSize = (80, 24, 0, 0)
         self._child: PtyChild | None = None
         self._early_input = bytearray()  # keys typed before the client started
+        self._command = ""  # what the player gave as the SSH command: client options
         self._gone = False  # the SSH side has closed
         self._in_notice = False
         self._muted = False  # the client's output is no longer shown (see end_with)
@@ -95,8 +152,9 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         return True
 
     def exec_requested(self, command: str) -> bool:
-        # Accepted so that the refusal (no pty) or the game (pty) can be shown;
-        # the command itself is never run, as with sshd's ForceCommand.
+        # Accepted so that the refusal (no pty) or the game (pty) can be shown; the
+        # command is never run (as with sshd's ForceCommand), only read for options.
+        self._command = command
         return True
 
     def subsystem_requested(self, subsystem: str) -> bool:
@@ -107,6 +165,16 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         if self._term_type is None:
             log.info("refused a session without a pty from %s", self._identity.user_name)
             self._chan.write_stderr(NO_PTY_REFUSAL)
+            self._chan.exit(1)
+            return
+        unknown = next((w for w in self._command.split() if w.lower() not in CLIENT_OPTIONS), None)
+        if unknown is not None:
+            self._chan.write_stderr(UNKNOWN_OPTION.format(word=unknown).encode())
+            self._chan.exit(1)
+            return
+        if self._term_type.lower() in DUMB_TERMINALS:
+            log.info("refused a session on a %s terminal from %s", self._term_type, self._identity.user_name)
+            self._chan.write_stderr(DUMB_REFUSAL.format(term=self._term_type).encode())
             self._chan.exit(1)
             return
         self._task = asyncio.get_running_loop().create_task(self._run())
@@ -170,6 +238,11 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             self._exit(0)
         # else the client is starting: _run_client hangs it up as soon as it runs.
 
+    async def ended(self) -> None:
+        """Return once this session's client (if it started one) has ended."""
+        if self._task is not None:
+            await asyncio.wait({self._task})
+
     def _exit(self, status: int) -> None:
         if self._chan is not None and not self._chan.is_closing():
             _close_with_status(self._chan, status)
@@ -201,6 +274,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         chan = self._chan
         state: ClientStateDir | None = None
         status: int | None = None
+        holding: Player | None = None  # the player whose session this is, once taken
         try:
             if self._identity.key is None:
                 chan.write(KEYLESS_NOTICE)
@@ -209,7 +283,14 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
                     await asyncio.sleep(self._settings.keyless_notice_delay)
                 finally:
                     self._in_notice = False
+            key_id = self._identity.key_id
+            if key_id is not None:
+                holding = (key_id, self._identity.display_name)
+                await self._settings.key_holders.take(holding, self)
             if self._gone:
+                return
+            if self._ending:  # taken over or timed out before its client started
+                status = 0
                 return
             state = ClientStateDir.for_identity(self._identity, self._settings.state_dir)
             status = await self._run_client(state.path)
@@ -218,6 +299,8 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             chan.write_stderr(b"rummy: the game client could not be started; please tell the host.\r\n")
             status = 127
         finally:
+            if holding is not None:
+                self._settings.key_holders.release(holding, self)
             if state is not None:
                 state.release()
             if status is not None and not chan.is_closing():
@@ -227,6 +310,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         """Start the client on a pty, feed it, wait for it; its exit status."""
         identity = self._identity
         argv = list(self._settings.client_command(self._settings.game_address, identity.display_name))
+        argv += sorted({CLIENT_OPTIONS[word.lower()] for word in self._command.split()})
         # Not cancellable from here on: a child must never be left unreaped.
         child = await PtyChild.spawn(
             argv,

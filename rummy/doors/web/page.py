@@ -13,6 +13,12 @@ from string import Template
 
 TITLE = "Persian Rummy"
 FONT = "/static/fonts/RobotoMono-VariableFont_wght.ttf"
+# The smallest text the page shrinks to so that the game fits a small window; below
+# it a player would rather zoom or turn the phone than squint.
+MIN_FONT_SIZE = 8
+# The least the client draws on (its MIN_WIDTH, MIN_HEIGHT; not imported, since that
+# would load Textual into the server).
+MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 _STYLE = """
 @font-face { font-family: "Roboto Mono"; src: url("$font") format("truetype"); font-weight: 100 700; }
@@ -80,6 +86,37 @@ window.WebSocket = class extends NativeWebSocket {
 const scheme = location.protocol === "https:" ? "wss://" : "ws://";
 document.getElementById("terminal").dataset.sessionWebsocketUrl = scheme + location.host + "/ws";
 document.getElementById("again").addEventListener("click", () => location.reload());
+
+// xterm.js draws at one font size, and the game needs $columns x $rows cells: at
+// $font_size px a phone or a small window got "This terminal is 46x29... too small"
+// when smaller text would have fitted. So the text shrinks, before the terminal is
+// made, to the largest size at which $columns x $rows fit, down to $min_font_size px.
+function cellSize(px) {
+  // Measured as xterm.js measures its cell: 32 W's in its font, whole device pixels.
+  const probe = document.createElement("span");
+  probe.style.cssText = "position:absolute;visibility:hidden;white-space:pre;line-height:normal;" +
+    "font-family:'Roboto Mono', Monaco, 'Courier New', monospace;font-size:" + px + "px";
+  probe.textContent = "W".repeat(32);
+  document.body.appendChild(probe);
+  const box = probe.getBoundingClientRect();
+  probe.remove();
+  const dpr = window.devicePixelRatio || 1;
+  return [Math.floor(box.width / 32 * dpr) / dpr, Math.floor(box.height * dpr) / dpr];
+}
+function fittingFontSize(element) {
+  for (let px = $font_size; px > $min_font_size; px--) {
+    const [width, height] = cellSize(px);
+    if (element.clientWidth / width >= $columns && element.clientHeight / height >= $rows) return px;
+  }
+  return $min_font_size;
+}
+const startTerminal = window.onload;  // textual.js makes its terminal then
+window.onload = async (event) => {
+  const terminal = document.getElementById("terminal");
+  await document.fonts.load("$font_size" + "px 'Roboto Mono'").catch(() => null);
+  terminal.dataset.fontSize = fittingFontSize(terminal);
+  if (startTerminal) startTerminal(event);
+};
 </script>
 </body>
 </html>
@@ -131,7 +168,16 @@ FAVICON_SVG = b"""<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
 
 
 def game_page(name: str, nonce: str, font_size: int = 16) -> str:
-    return _GAME.substitute(title=TITLE, font=FONT, nonce=nonce, name=html.escape(name), font_size=font_size)
+    return _GAME.substitute(
+        title=TITLE,
+        font=FONT,
+        nonce=nonce,
+        name=html.escape(name),
+        font_size=font_size,
+        min_font_size=MIN_FONT_SIZE,
+        columns=MIN_WIDTH,
+        rows=MIN_HEIGHT,
+    )
 
 
 def name_page(name: str = "", error: str = "", limit: int = 24) -> str:
