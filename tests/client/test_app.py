@@ -224,6 +224,22 @@ async def test_the_lobby_hint_follows_the_tables_as_they_come() -> None:
         assert "Pick a table" in screen_text(app)
 
 
+async def test_at_80x24_the_chosen_tables_hint_is_not_cut_off() -> None:
+    """A table of one person and three bots, its options in two lines: at 80x24 the
+    panel below the list ended "s sits down, w watches; n creates a" (the last line
+    fell off the bottom). The way to sit or watch is now said whole, in two lines."""
+    app, _ = offline_app()
+    names = ("Vic", "Dara", "Mina", "Kian")
+    levels = {1: "normal", 2: "normal", 3: "normal"}
+    playing = table_info(1, "Vic's table", names, "playing", bots=(1, 2, 3), levels=levels)
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Lobby(tables=[playing]))
+        await pilot.pause()
+        text = " ".join(line.split("│")[0].strip() for line in screen_text(app).splitlines())
+        assert "Dara (normal bot)" in text  # the chairs, as a person sees them
+        assert "Pick a table (arrow keys): s sits down, w watches, n creates one." in text
+
+
 async def test_create_a_table_with_its_options() -> None:
     """n opens the form; the request carries the name, partners, timer, on-drop, chair."""
     app, sent = offline_app()

@@ -304,7 +304,9 @@ class LobbyScreen(Screen[None]):
             if not session.tables:
                 return Content("No tables yet: n creates one.")
             chosen = session.tables.get(self.selected_id or -1)
-            hint = Content("Pick a table with the arrow keys: s sits down, w watches; n creates a table.")
+            # Two lines at most at 80 columns: with a table's chairs and options above it, a
+            # third fell off the panel's bottom at 80x24 ("...; n creates a").
+            hint = Content("Pick a table (arrow keys): s sits down, w watches, n creates one.")
             if chosen is None:
                 return hint
             if chosen.table_id == session.held:
