@@ -844,6 +844,29 @@ async def test_watching_shows_no_hand_and_no_actions() -> None:
         assert app.sent == []
 
 
+async def test_a_spectator_at_a_deals_end_is_told_the_deal_is_over() -> None:
+    """Watching, once a deal ended the line over the table said "You are watching: Dara
+    is . b returns to the lobby." (nobody is to play then), and under it "the players'
+    hands stay hidden" though R7 shows them: it now says the deal is over and where its
+    scores and hands are."""
+    app = TableHarness(going_out(), seat=None, bots=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.show(app.game.apply(NewMeld(tuple(cards("7h 8h 9h")))))  # South goes out
+        await pilot.pause()
+        if isinstance(app.screen, DealEndScreen):
+            await pilot.press("escape")
+            await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert " is . " not in text
+        assert "You are watching: the deal is over; r shows its scores. b returns to the lobby." in text
+        # R7: the hands are shown at a deal's end, so they no longer "stay hidden".
+        assert "(the hands at the deal's end: r shows them, R7)" in text
+        assert "stay hidden" not in text
+        await pilot.press("r")
+        await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
+        assert "Hands at the end" in screen_text(app)
+
+
 async def test_the_players_sit_around_the_table() -> None:
     """R9.1: oneself at the bottom, the partner across, the opponents left (the next to
     play) and right; each with name, team, cards held (backs), dealer, whose turn."""

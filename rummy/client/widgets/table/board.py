@@ -113,6 +113,7 @@ class TableBoard(Vertical):
             self.hand.set_cards(view.hand or (), self.remembered, keep_fresh=view.my_turn, new_deal=new_deal)
         # A spectator's empty hand is R9.2's; a replay's, face up, is only empty.
         self.hand.watching = view.seat is None and scene.open_hands is None
+        self.hand.ended = view.phase in ("deal_over", "game_over")
         if view.hand is not None:
             self.remembered = ()  # used once: for the hand of the game resumed
         self.hand.hints = scene.hints.hand
