@@ -242,6 +242,27 @@ async def test_a_deal_end_shows_its_breakdown_and_the_game_end_the_final_scores(
         assert replay.position == replay.deal_ends[0]
 
 
+async def test_the_line_of_keys_offers_no_step_past_either_end() -> None:
+    """At the last move the footer still offered "→ Next" and "↓ Deal end", which did
+    nothing and said nothing, and "space Play", which starts again; at move 0, "← Back".
+    Now the keys offered are those that do something, worded for what they do."""
+    app = replay_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        keys = screen_text(app).splitlines()[-1]
+        assert "Next" in keys and "Deal end" in keys and "Back" not in keys
+        await pilot.press("right")
+        assert "Back" in screen_text(app).splitlines()[-1]
+        await pilot.press("end")
+        assert screen.replay.at_end
+        keys = screen_text(app).splitlines()[-1]
+        assert "Next" not in keys and "Deal end" not in keys
+        assert "Back" in keys and "space Play again" in keys
+        await pilot.press("space")  # it does as it says: from the first move, playing
+        assert screen.replay.position <= 1 and screen.playing
+
+
 async def test_play_on_at_a_chosen_speed_stops_at_the_deal_end() -> None:
     app = replay_app()
     async with app.run_test(size=(100, 32)) as pilot:
