@@ -105,6 +105,8 @@ class TableBoard(Vertical):
         # A new deal (or a new game) deals a new hand: sorted afresh, numbered afresh.
         new_deal = self._deal is not None and self._deal != view.deal
         self._deal = view.deal
+        # A replay's keys step the game: 1..0 pick no card there, so no card shows one.
+        self.hand.numbered = scene.open_hands is None
         if scene.open_hands is not None:  # a replay: the bottom seat's hand, sorted as dealt
             self.pile.armed = False
             self.hand.order = ()

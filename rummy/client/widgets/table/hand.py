@@ -92,6 +92,7 @@ class HandView(Widget, can_focus=True):
     wanted: reactive[Size] = reactive(SMALL, layout=True)  # the face size the screen has room for
     watching: reactive[bool] = reactive(False)  # a spectator's: no hand of one's own (R9.2)
     ended: reactive[bool] = reactive(False)  # the deal is over: its hands are shown (R7)
+    numbered: reactive[bool] = reactive(True)  # each card's key (1..0) in its bottom edge
 
     def __init__(self, look: Look | None = None, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -243,7 +244,7 @@ class HandView(Widget, can_focus=True):
                 raised=card in self.selected,
                 cursor=focused and i == self.cursor,
                 top="new" if card in self.fresh else "",
-                label=SHORTCUT_KEYS[i] if i < len(SHORTCUT_KEYS) else "",
+                label=SHORTCUT_KEYS[i] if self.numbered and i < len(SHORTCUT_KEYS) else "",
                 dot=card in self.hints,
             )
             for i, card in enumerate(self.order)
