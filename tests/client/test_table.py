@@ -28,6 +28,7 @@ from rummy.client.widgets.table.pile import DiscardPileView
 from rummy.engine import (
     DealResult,
     Discard,
+    DiscardTaken,
     DrawStock,
     Game,
     LaidOff,
@@ -200,6 +201,16 @@ def test_a_lay_off_says_whose_meld_it_was_from_the_players_side() -> None:
     assert said(0, 2) == "You laid off K♠ on Cyd's meld 7."
     watching = Seats.of([SeatInfo(n) for n in ("Ann", "Bob", "Cyd", "Dee")], None)
     assert event_line(LaidOff(0, 6, (c("Ks"),), 0), watching).plain == "Ann laid off K♠ on their own meld 7."
+
+
+def test_a_take_of_one_card_names_it_once() -> None:
+    """R4.1, R9.1: seen watching in tmux, "Vic took Q♣ from the discard pile (Q♣)": the
+    cards taken are listed only when there are more than the one named."""
+    seats = Seats.of([SeatInfo(n) for n in ("Ann", "Bob", "Cyd", "Dee")], None)
+    one = event_line(DiscardTaken(1, 3, (c("Qc"),)), seats)
+    assert one is not None and one.plain == "Bob took Q♣ from the discard pile."
+    two = event_line(DiscardTaken(1, 2, (c("Qc"), c("5d"))), seats)
+    assert two is not None and two.plain == "Bob took Q♣ and 1 more from the discard pile (Q♣ 5♦)."
 
 
 async def test_lay_off_asks_which_meld_when_several_fit() -> None:
