@@ -240,6 +240,22 @@ async def test_at_80x24_the_chosen_tables_hint_is_not_cut_off() -> None:
         assert "Pick a table (arrow keys): s sits down, w watches, n creates one." in text
 
 
+async def test_the_lobby_says_in_words_how_many_watch_a_table() -> None:
+    """The list's "playing +2" was said nowhere: the chosen table's panel now says "2
+    watching", and the lobby's help what +N means."""
+    app, _ = offline_app()
+    playing = table_info(1, "Friday", ("Ann", "Bob", "Cy", "Dee"), "playing")
+    watched = msgspec.structs.replace(playing, spectators=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Lobby(tables=[watched]))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "playing +2" in text and "Table Friday  2 watching" in text
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert "watch the chosen table (+N after its status: N" in screen_text(app)
+
+
 async def test_create_a_table_with_its_options() -> None:
     """n opens the form; the request carries the name, partners, timer, on-drop, chair."""
     app, sent = offline_app()

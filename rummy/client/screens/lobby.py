@@ -312,9 +312,12 @@ class LobbyScreen(Screen[None]):
             if chosen.table_id == session.held:
                 hint = Content.styled("Your chair here is held for you: s (or enter) takes it back.", "bold")
             words = options_words(chosen)
+            # The list's "+2" after the status, in words.
+            watching = f"  {chosen.spectators} watching" if chosen.spectators else ""
             return Content.assemble(
                 ("Table ", "bold"),
                 text.plain(_name(chosen.name, self.ascii), "bold", 40),
+                (watching, "dim"),
                 "\n",
                 chairs_words(chosen, self.ascii),
                 "\n",
@@ -568,7 +571,7 @@ class LobbyScreen(Screen[None]):
                 "sit at the chosen table (you pick the chair); at the table you left"
                 " during its game, take your held chair back",
             ),
-            ("w", "watch the chosen table"),
+            ("w", "watch the chosen table (+N after its status: N people watch it)"),
             ("b / x", "creator: seat a bot (easy, normal or hard) in a free chair / remove a bot"),
             ("g", "creator: start the game (four chairs filled)"),
             ("o", "open your table once its game runs"),
