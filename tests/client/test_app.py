@@ -256,6 +256,25 @@ async def test_the_lobby_says_in_words_how_many_watch_a_table() -> None:
         assert "watch the chosen table (+N after its status: N" in screen_text(app)
 
 
+async def test_watching_a_table_not_yet_started_offers_no_o() -> None:
+    """Watching a table still waiting for its players, the lobby said "o opens the
+    table", and o did nothing (there is no game to open yet): it now says the table
+    opens when its game starts, which it does by itself."""
+    app, sent = offline_app()
+    waiting = table_info(5, "Ann's table", ("Ann", None, None, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Lobby(tables=[waiting]))
+        await pilot.pause()
+        await pilot.press("w")
+        assert isinstance(sent.last(), Watch)
+        say(app, Watching(id=1, table_id=5), Watch)
+        say(app, Table(table=waiting))
+        await pilot.pause()
+        text = " ".join(line.split("│")[0].strip() for line in screen_text(app).splitlines())
+        assert "o opens" not in text
+        assert "You are watching: the table opens when its game starts; l leaves." in text
+
+
 async def test_create_a_table_with_its_options() -> None:
     """n opens the form; the request carries the name, partners, timer, on-drop, chair."""
     app, sent = offline_app()

@@ -341,7 +341,10 @@ class LobbyScreen(Screen[None]):
             )
             seat = f" {SEAT_NAMES[chair.chair]}" if info.options.seating == "chosen" else ""
             lines.append(Content.assemble(f" {chair.chair + 1}{seat}: ", who))
-        if session.watching:
+        if session.watching and info.status == "waiting":
+            # No game to open yet (o did nothing): the table opens by itself at the start.
+            lines.append(Content("You are watching: the table opens when its game starts; l leaves."))
+        elif session.watching:
             lines.append(Content("You are watching: o opens the table, l leaves."))
         elif info.status == "waiting":
             bots = any(c.bot for c in info.chairs)  # x is worth saying only with a bot there
