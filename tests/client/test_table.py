@@ -1150,7 +1150,8 @@ async def test_a_spectators_deals_end_closes_when_the_next_deal_begins() -> None
         watching = DealEndScreen(shown.results, shown.seats, can_start=False)
         app.push_screen(watching)
         await pilot.pause()
-        assert "Deal 2 starts when everyone here is ready, or by itself" in screen_text(app)  # no n to press
+        # No n to press, and not "everyone here", which read as if the spectator were asked.
+        assert "Deal 2 starts when the players are ready, or by itself" in screen_text(app)
         app.post_message(ReadyForNextDeal())  # the players went on
         await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
         assert app.game.deal == 2 and "Deal 2 of 2 begins." in log_text(app)
