@@ -665,6 +665,44 @@ async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
         assert isinstance(app.screen, LobbyScreen)
 
 
+async def test_sitting_elsewhere_while_a_chair_is_held_asks_first() -> None:
+    """Seen in tmux: Vic left his game (his chair held) and created another table; the
+    client keeps one seat token per server and name, so the first table listed "Vic
+    (away)" and waited for a chair Vic could no longer take back, and nothing had said
+    so. A new table, or a chair elsewhere, now asks first; "stay" keeps the token."""
+    app, sent = offline_app()
+    names = ("Ann", "Bot 2", "Bot 3", "Bot 4")
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
+        mine = table_info(7, "Mine", names, "playing", bots=(1, 2, 3), seats=(0, 1, 2, 3))
+        other = table_info(8, "Other", ("Bob", None, None, None))
+        say(app, Lobby(tables=[mine, other]))
+        say(app, Table(table=mine))
+        say(app, game_update(7, Game(7, seating="chosen"), 0))
+        await pilot.pause()
+        await pilot.press("b", "y")
+        leave = sent.last()
+        assert isinstance(leave, Leave)
+        say(app, Ok(id=leave.id), Leave)
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and app.session.held == 7
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Your chair at table 7 (Mine) is held for you." in " ".join(screen_text(app).split("█"))
+        await pilot.press("n")  # stay
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and app.session.held == 7
+        await pilot.press("down", "s")  # a chair at table 8
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await eventually(lambda: isinstance(app.screen, ChooseScreen), pause=pilot.pause)  # which chair
+        await pilot.press("enter")
+        await eventually(lambda: isinstance(sent.last(), Sit), pause=pilot.pause)
+        assert StateStore().seat(seat_key("example.org:7325", "Ann")) is not None  # kept till seated
+
+
 async def test_a_player_who_leaves_mid_game_takes_the_held_chair_back_from_the_lobby() -> None:
     """b during a game goes to the lobby with the chair held (away), as the question
     says: the seat token is kept, the lobby says the chair is held, and s on that table

@@ -397,8 +397,28 @@ class LobbyScreen(Screen[None]):
             return not self._free_chairs()
         return True
 
+    async def _give_up_held_chair(self, table_id: int | None = None) -> bool:
+        """Whether to sit at another table (``table_id``, None for a new one) when a chair
+        is held for us: the client keeps one seat token per server and name, so sitting
+        elsewhere loses the way back to it. Said nowhere before: the old table went on
+        listing "Vic (away)", waiting for a chair Vic could no longer take back."""
+        held = self.session.held
+        if held is None or held == table_id:
+            return True
+        info = self.session.tables.get(held)
+        where = f"table {held}" + (f" ({text.clean(info.name, 40)})" if info is not None else "")
+        question = (
+            f"Your chair at {where} is held for you. Sit at another table and you can no"
+            " longer take that one back. Go on?"
+        )
+        dialog: ConfirmScreen = ConfirmScreen(question, "Go on", "Stay")
+        go_on: bool = await self.app.push_screen_wait(dialog)
+        return go_on
+
     @work(exclusive=True, group="lobby-dialog")
     async def action_new_table(self) -> None:
+        if not await self._give_up_held_chair():
+            return
         request = await self.app.push_screen_wait(
             NewTableScreen(f"{self.player_name}'s table"[:40], self.ascii)
         )
@@ -423,6 +443,8 @@ class LobbyScreen(Screen[None]):
         and sit there. ``question``: chair ``taken``, asked for, was taken first (friends
         starting a table together): ask again, with the chairs still free, even if one is
         left."""
+        if question is None and not await self._give_up_held_chair(table_id):
+            return
         question, asked = question or "Sit in which chair?", question is not None
         while True:
             # The list may move on while the question is open: each round reads it anew.
