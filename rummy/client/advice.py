@@ -157,6 +157,9 @@ def prompt(
             return Content("The game is over and a player has left: b for the lobby, q to quit.")
         back = " b for the lobby," if lobby else ""
         return Content(f"The game is over: a for another game,{back} q to quit.")
+    if view.seat is None and view.phase == "deal_over":
+        # Nobody is to play between deals: "Dara is ." said nothing.
+        return Content("You are watching: the deal is over; r shows its scores. b returns to the lobby.")
     current = text.plain(seats.who(view.current), "bold")
     away = ", who is away" if seats.away(view.current) else ""
     if view.seat is None:

@@ -79,15 +79,11 @@ def turn_phrase(event: Event, seats: Seats, ascii: bool = False) -> tuple[int, C
         case StockDrawn(seat):
             return seat, Content("drew from the stock")
         case DiscardTaken(seat, _index, taken):
-            many = "" if len(taken) == 1 else f" and {len(taken) - 1} more"
-            return seat, _line(
-                "took ",
-                text.card(taken[0], ascii),
-                many,
-                " from the discard pile (",
-                text.cards(taken, ascii),
-                ")",
-            )
+            took = _line("took ", text.card(taken[0], ascii))
+            if len(taken) == 1:  # "took Q♣ from the discard pile (Q♣)" said it twice
+                return seat, _line(took, " from the discard pile")
+            many = f" and {len(taken) - 1} more from the discard pile ("
+            return seat, _line(took, many, text.cards(taken, ascii), ")")
         case Melded(seat, meld_id, cards, four_at_once):
             double = ": four at once, they score double" if four_at_once else ""
             return seat, _line("melded ", text.cards(cards, ascii), f" (meld {meld_id + 1}){double}")

@@ -279,11 +279,16 @@ class TableMaster:
         if self._push_pending:  # this push carries what that one would have
             self._push_pending = False
             self._out.timers["table_push"] = None
-        message = TableMessage(table=self.info(), tally=self.tally.lines(), last_game=self.last_finished)
-        self._broadcast(encode(message))
+        self._broadcast(encode(self._table_message()))
         self._out.lobby = True
         if self.humans_present() or self.spectators:
             self.idle_since = self.context.now()
+
+    def _table_message(self) -> TableMessage:
+        """The table as everyone at it is told of it, a spectator arriving too: without
+        the tally and the last game's id, one who came after a game's end was offered
+        no "watch again"."""
+        return TableMessage(table=self.info(), tally=self.tally.lines(), last_game=self.last_finished)
 
     def _push_table_soon(self) -> None:
         """Tell everyone of a small change (who watches, who is ready), within
@@ -397,7 +402,7 @@ class TableMaster:
             self._push_table_soon()
         else:
             self._push_table()
-        frames = [encode(TableMessage(table=self.info()))] if spectator else []
+        frames = [encode(self._table_message())] if spectator else []
         if self.game is not None:
             if spectator:
                 frames.append(self._spectator_view())

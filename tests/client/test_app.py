@@ -224,6 +224,57 @@ async def test_the_lobby_hint_follows_the_tables_as_they_come() -> None:
         assert "Pick a table" in screen_text(app)
 
 
+async def test_at_80x24_the_chosen_tables_hint_is_not_cut_off() -> None:
+    """A table of one person and three bots, its options in two lines: at 80x24 the
+    panel below the list ended "s sits down, w watches; n creates a" (the last line
+    fell off the bottom). The way to sit or watch is now said whole, in two lines."""
+    app, _ = offline_app()
+    names = ("Vic", "Dara", "Mina", "Kian")
+    levels = {1: "normal", 2: "normal", 3: "normal"}
+    playing = table_info(1, "Vic's table", names, "playing", bots=(1, 2, 3), levels=levels)
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Lobby(tables=[playing]))
+        await pilot.pause()
+        text = " ".join(line.split("│")[0].strip() for line in screen_text(app).splitlines())
+        assert "Dara (normal bot)" in text  # the chairs, as a person sees them
+        assert "Pick a table (arrow keys): s sits down, w watches, n creates one." in text
+
+
+async def test_the_lobby_says_in_words_how_many_watch_a_table() -> None:
+    """The list's "playing +2" was said nowhere: the chosen table's panel now says "2
+    watching", and the lobby's help what +N means."""
+    app, _ = offline_app()
+    playing = table_info(1, "Friday", ("Ann", "Bob", "Cy", "Dee"), "playing")
+    watched = msgspec.structs.replace(playing, spectators=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Lobby(tables=[watched]))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "playing +2" in text and "Table Friday  2 watching" in text
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert "watch the chosen table (+N after its status: N" in screen_text(app)
+
+
+async def test_watching_a_table_not_yet_started_offers_no_o() -> None:
+    """Watching a table still waiting for its players, the lobby said "o opens the
+    table", and o did nothing (there is no game to open yet): it now says the table
+    opens when its game starts, which it does by itself."""
+    app, sent = offline_app()
+    waiting = table_info(5, "Ann's table", ("Ann", None, None, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Lobby(tables=[waiting]))
+        await pilot.pause()
+        await pilot.press("w")
+        assert isinstance(sent.last(), Watch)
+        say(app, Watching(id=1, table_id=5), Watch)
+        say(app, Table(table=waiting))
+        await pilot.pause()
+        text = " ".join(line.split("│")[0].strip() for line in screen_text(app).splitlines())
+        assert "o opens" not in text
+        assert "You are watching: the table opens when its game starts; l leaves." in text
+
+
 async def test_create_a_table_with_its_options() -> None:
     """n opens the form; the request carries the name, partners, timer, on-drop, chair."""
     app, sent = offline_app()
@@ -624,6 +675,44 @@ async def test_watch_a_table_then_go_back_to_the_lobby() -> None:
         say(app, Ok(id=2), Leave)
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen)
+
+
+async def test_sitting_elsewhere_while_a_chair_is_held_asks_first() -> None:
+    """Seen in tmux: Vic left his game (his chair held) and created another table; the
+    client keeps one seat token per server and name, so the first table listed "Vic
+    (away)" and waited for a chair Vic could no longer take back, and nothing had said
+    so. A new table, or a chair elsewhere, now asks first; "stay" keeps the token."""
+    app, sent = offline_app()
+    names = ("Ann", "Bot 2", "Bot 3", "Bot 4")
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
+        mine = table_info(7, "Mine", names, "playing", bots=(1, 2, 3), seats=(0, 1, 2, 3))
+        other = table_info(8, "Other", ("Bob", None, None, None))
+        say(app, Lobby(tables=[mine, other]))
+        say(app, Table(table=mine))
+        say(app, game_update(7, Game(7, seating="chosen"), 0))
+        await pilot.pause()
+        await pilot.press("b", "y")
+        leave = sent.last()
+        assert isinstance(leave, Leave)
+        say(app, Ok(id=leave.id), Leave)
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and app.session.held == 7
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Your chair at table 7 (Mine) is held for you." in " ".join(screen_text(app).split("█"))
+        await pilot.press("n")  # stay
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and app.session.held == 7
+        await pilot.press("down", "s")  # a chair at table 8
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await eventually(lambda: isinstance(app.screen, ChooseScreen), pause=pilot.pause)  # which chair
+        await pilot.press("enter")
+        await eventually(lambda: isinstance(sent.last(), Sit), pause=pilot.pause)
+        assert StateStore().seat(seat_key("example.org:7325", "Ann")) is not None  # kept till seated
 
 
 async def test_a_player_who_leaves_mid_game_takes_the_held_chair_back_from_the_lobby() -> None:

@@ -113,6 +113,21 @@ async def test_a_player_watching_their_game_sees_their_own_hand_at_the_bottom() 
         assert "Bob drew from the stock" in screen_text(app)  # the others are named as in the game
 
 
+async def test_the_hand_at_the_bottom_of_a_replay_shows_no_card_keys() -> None:
+    """The bottom hand's cards bore 1..7 in their edges, as at a live table, but in a
+    replay those keys pick nothing and did nothing: the cards carry no number there."""
+    app = replay_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        drawn = screen.board.hand.render().plain.splitlines()
+        edges = [line for line in drawn if "╰" in line]  # the cards' bottom edges
+        assert edges and not any(ch.isdigit() for line in edges for ch in line)
+        assert not any(face.label for face in screen.board.hand.faces())
+        await pilot.press("1")
+        assert screen.replay.position == 0
+
+
 async def test_an_empty_hand_at_the_bottom_of_a_replay_says_no_cards() -> None:
     """Seen in a replay at the end of a deal one had gone out of: the bottom said "(the
     players' hands stay hidden, R9.2)", a spectator's words, where a replay shows every
@@ -240,6 +255,27 @@ async def test_a_deal_end_shows_its_breakdown_and_the_game_end_the_final_scores(
         await eventually(lambda: app.screen is screen, pause=pilot.pause)
         await pilot.press("up")
         assert replay.position == replay.deal_ends[0]
+
+
+async def test_the_line_of_keys_offers_no_step_past_either_end() -> None:
+    """At the last move the footer still offered "→ Next" and "↓ Deal end", which did
+    nothing and said nothing, and "space Play", which starts again; at move 0, "← Back".
+    Now the keys offered are those that do something, worded for what they do."""
+    app = replay_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        keys = screen_text(app).splitlines()[-1]
+        assert "Next" in keys and "Deal end" in keys and "Back" not in keys
+        await pilot.press("right")
+        assert "Back" in screen_text(app).splitlines()[-1]
+        await pilot.press("end")
+        assert screen.replay.at_end
+        keys = screen_text(app).splitlines()[-1]
+        assert "Next" not in keys and "Deal end" not in keys
+        assert "Back" in keys and "space Play again" in keys
+        await pilot.press("space")  # it does as it says: from the first move, playing
+        assert screen.replay.position <= 1 and screen.playing
 
 
 async def test_play_on_at_a_chosen_speed_stops_at_the_deal_end() -> None:

@@ -28,6 +28,7 @@ from rummy.client.widgets.table.pile import DiscardPileView
 from rummy.engine import (
     DealResult,
     Discard,
+    DiscardTaken,
     DrawStock,
     Game,
     LaidOff,
@@ -200,6 +201,16 @@ def test_a_lay_off_says_whose_meld_it_was_from_the_players_side() -> None:
     assert said(0, 2) == "You laid off K♠ on Cyd's meld 7."
     watching = Seats.of([SeatInfo(n) for n in ("Ann", "Bob", "Cyd", "Dee")], None)
     assert event_line(LaidOff(0, 6, (c("Ks"),), 0), watching).plain == "Ann laid off K♠ on their own meld 7."
+
+
+def test_a_take_of_one_card_names_it_once() -> None:
+    """R4.1, R9.1: seen watching in tmux, "Vic took Q♣ from the discard pile (Q♣)": the
+    cards taken are listed only when there are more than the one named."""
+    seats = Seats.of([SeatInfo(n) for n in ("Ann", "Bob", "Cyd", "Dee")], None)
+    one = event_line(DiscardTaken(1, 3, (c("Qc"),)), seats)
+    assert one is not None and one.plain == "Bob took Q♣ from the discard pile."
+    two = event_line(DiscardTaken(1, 2, (c("Qc"), c("5d"))), seats)
+    assert two is not None and two.plain == "Bob took Q♣ and 1 more from the discard pile (Q♣ 5♦)."
 
 
 async def test_lay_off_asks_which_meld_when_several_fit() -> None:
@@ -844,6 +855,29 @@ async def test_watching_shows_no_hand_and_no_actions() -> None:
         assert app.sent == []
 
 
+async def test_a_spectator_at_a_deals_end_is_told_the_deal_is_over() -> None:
+    """Watching, once a deal ended the line over the table said "You are watching: Dara
+    is . b returns to the lobby." (nobody is to play then), and under it "the players'
+    hands stay hidden" though R7 shows them: it now says the deal is over and where its
+    scores and hands are."""
+    app = TableHarness(going_out(), seat=None, bots=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.show(app.game.apply(NewMeld(tuple(cards("7h 8h 9h")))))  # South goes out
+        await pilot.pause()
+        if isinstance(app.screen, DealEndScreen):
+            await pilot.press("escape")
+            await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert " is . " not in text
+        assert "You are watching: the deal is over; r shows its scores. b returns to the lobby." in text
+        # R7: the hands are shown at a deal's end, so they no longer "stay hidden".
+        assert "(the hands at the deal's end: r shows them, R7)" in text
+        assert "stay hidden" not in text
+        await pilot.press("r")
+        await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
+        assert "Hands at the end" in screen_text(app)
+
+
 async def test_the_players_sit_around_the_table() -> None:
     """R9.1: oneself at the bottom, the partner across, the opponents left (the next to
     play) and right; each with name, team, cards held (backs), dealer, whose turn."""
@@ -1116,7 +1150,8 @@ async def test_a_spectators_deals_end_closes_when_the_next_deal_begins() -> None
         watching = DealEndScreen(shown.results, shown.seats, can_start=False)
         app.push_screen(watching)
         await pilot.pause()
-        assert "Deal 2 starts when everyone here is ready, or by itself" in screen_text(app)  # no n to press
+        # No n to press, and not "everyone here", which read as if the spectator were asked.
+        assert "Deal 2 starts when the players are ready, or by itself" in screen_text(app)
         app.post_message(ReadyForNextDeal())  # the players went on
         await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
         assert app.game.deal == 2 and "Deal 2 of 2 begins." in log_text(app)

@@ -25,7 +25,10 @@ from rummy.protocol import (
     Seated,
     Sit,
     Start,
+    Table,
     TableOptions,
+    Watch,
+    Watching,
     errors,
     replay_record,
 )
@@ -205,6 +208,23 @@ async def test_play_again_keeps_a_running_tally_by_partnership(tmp_path: Path) -
     finally:
         await server.close()
     assert team_of(2) == 0  # the pairs above are seats 0+2 and 1+3 (R2.1)
+
+
+async def test_a_spectator_arriving_after_a_game_is_told_that_game_and_the_tally(server: Server) -> None:
+    """A spectator who came to a table after its game ended got a table message without
+    the game's id or the tally: the game's end offered them no "watch again" (one
+    watching all along was offered it). The first table message now carries both."""
+    clients, game_id = await finished_game(server, "Ann")
+    table = clients[0].table
+    assert table is not None
+    wes = await connect(server, "Wes")
+    watching = await wes.request(Watch, table_id=table.table_id)
+    assert isinstance(watching, Watching), watching
+    await wes.until(lambda c: c.view is not None)
+    first = next(m for m in wes.received if isinstance(m, Table))
+    assert first.last_game == game_id
+    assert first.tally and sum(line.games for line in first.tally) == 2  # one game, two teams
+    await close_all([*clients, wes])
 
 
 async def test_a_record_says_each_bots_level(tmp_path: Path) -> None:

@@ -304,15 +304,20 @@ class LobbyScreen(Screen[None]):
             if not session.tables:
                 return Content("No tables yet: n creates one.")
             chosen = session.tables.get(self.selected_id or -1)
-            hint = Content("Pick a table with the arrow keys: s sits down, w watches; n creates a table.")
+            # Two lines at most at 80 columns: with a table's chairs and options above it, a
+            # third fell off the panel's bottom at 80x24 ("...; n creates a").
+            hint = Content("Pick a table (arrow keys): s sits down, w watches, n creates one.")
             if chosen is None:
                 return hint
             if chosen.table_id == session.held:
                 hint = Content.styled("Your chair here is held for you: s (or enter) takes it back.", "bold")
             words = options_words(chosen)
+            # The list's "+2" after the status, in words.
+            watching = f"  {chosen.spectators} watching" if chosen.spectators else ""
             return Content.assemble(
                 ("Table ", "bold"),
                 text.plain(_name(chosen.name, self.ascii), "bold", 40),
+                (watching, "dim"),
                 "\n",
                 chairs_words(chosen, self.ascii),
                 "\n",
@@ -336,7 +341,10 @@ class LobbyScreen(Screen[None]):
             )
             seat = f" {SEAT_NAMES[chair.chair]}" if info.options.seating == "chosen" else ""
             lines.append(Content.assemble(f" {chair.chair + 1}{seat}: ", who))
-        if session.watching:
+        if session.watching and info.status == "waiting":
+            # No game to open yet (o did nothing): the table opens by itself at the start.
+            lines.append(Content("You are watching: the table opens when its game starts; l leaves."))
+        elif session.watching:
             lines.append(Content("You are watching: o opens the table, l leaves."))
         elif info.status == "waiting":
             bots = any(c.bot for c in info.chairs)  # x is worth saying only with a bot there
@@ -389,8 +397,28 @@ class LobbyScreen(Screen[None]):
             return not self._free_chairs()
         return True
 
+    async def _give_up_held_chair(self, table_id: int | None = None) -> bool:
+        """Whether to sit at another table (``table_id``, None for a new one) when a chair
+        is held for us: the client keeps one seat token per server and name, so sitting
+        elsewhere loses the way back to it. Said nowhere before: the old table went on
+        listing "Vic (away)", waiting for a chair Vic could no longer take back."""
+        held = self.session.held
+        if held is None or held == table_id:
+            return True
+        info = self.session.tables.get(held)
+        where = f"table {held}" + (f" ({text.clean(info.name, 40)})" if info is not None else "")
+        question = (
+            f"Your chair at {where} is held for you. Sit at another table and you can no"
+            " longer take that one back. Go on?"
+        )
+        dialog: ConfirmScreen = ConfirmScreen(question, "Go on", "Stay")
+        go_on: bool = await self.app.push_screen_wait(dialog)
+        return go_on
+
     @work(exclusive=True, group="lobby-dialog")
     async def action_new_table(self) -> None:
+        if not await self._give_up_held_chair():
+            return
         request = await self.app.push_screen_wait(
             NewTableScreen(f"{self.player_name}'s table"[:40], self.ascii)
         )
@@ -415,6 +443,8 @@ class LobbyScreen(Screen[None]):
         and sit there. ``question``: chair ``taken``, asked for, was taken first (friends
         starting a table together): ask again, with the chairs still free, even if one is
         left."""
+        if question is None and not await self._give_up_held_chair(table_id):
+            return
         question, asked = question or "Sit in which chair?", question is not None
         while True:
             # The list may move on while the question is open: each round reads it anew.
@@ -566,7 +596,7 @@ class LobbyScreen(Screen[None]):
                 "sit at the chosen table (you pick the chair); at the table you left"
                 " during its game, take your held chair back",
             ),
-            ("w", "watch the chosen table"),
+            ("w", "watch the chosen table (+N after its status: N people watch it)"),
             ("b / x", "creator: seat a bot (easy, normal or hard) in a free chair / remove a bot"),
             ("g", "creator: start the game (four chairs filled)"),
             ("o", "open your table once its game runs"),

@@ -201,6 +201,7 @@ class ReplayScreen(Screen[None]):
     def watch_playing(self) -> None:
         self._restart_timer()
         self._show_bar()
+        self.keybar.follow()  # space's words: "Play again" once it stopped at the end
 
     def watch_speed(self) -> None:
         self._restart_timer()
@@ -228,7 +229,17 @@ class ReplayScreen(Screen[None]):
             return bool(self.replay.step.view.results)
         if action == "save":
             return self.can_save
+        if action in ("step", "deal_end") and parameters:
+            # No step past either end: the footer offered "→ Next" at the last move and
+            # "← Back" at the first, keys that did nothing and said nothing.
+            replay = self.replay
+            return not (replay.at_end if int(str(parameters[0])) > 0 else replay.position == 0)
         return True
+
+    @property
+    def key_words(self) -> dict[str, str]:
+        """space at the last move plays the game again from its first (action_play)."""
+        return {"play": "Play again"} if self.replay.at_end and not self.playing else {}
 
     @work(exclusive=True, group="replay-results")
     async def action_results(self) -> None:

@@ -151,7 +151,9 @@ class DealEndScreen(Dialog[DealChoice]):
         # (The server waits for the people who are here: bots and the away wait for no one.)
         if not self.by_itself:
             return Content(f"Deal 2 starts when you are ready{n}.")
-        sentence = f"Deal 2 starts when everyone here is ready{n}, or by itself shortly"
+        # A spectator is not asked: "everyone here" read as if they were.
+        who = "everyone here is" if self.can_start else "the players are"
+        sentence = f"Deal 2 starts when {who} ready{n}, or by itself shortly"
         return with_who_asked(sentence, self.seats)
 
     def seats_changed(self, seats: Seats) -> None:

@@ -105,6 +105,8 @@ class TableBoard(Vertical):
         # A new deal (or a new game) deals a new hand: sorted afresh, numbered afresh.
         new_deal = self._deal is not None and self._deal != view.deal
         self._deal = view.deal
+        # A replay's keys step the game: 1..0 pick no card there, so no card shows one.
+        self.hand.numbered = scene.open_hands is None
         if scene.open_hands is not None:  # a replay: the bottom seat's hand, sorted as dealt
             self.pile.armed = False
             self.hand.order = ()
@@ -113,6 +115,7 @@ class TableBoard(Vertical):
             self.hand.set_cards(view.hand or (), self.remembered, keep_fresh=view.my_turn, new_deal=new_deal)
         # A spectator's empty hand is R9.2's; a replay's, face up, is only empty.
         self.hand.watching = view.seat is None and scene.open_hands is None
+        self.hand.ended = view.phase in ("deal_over", "game_over")
         if view.hand is not None:
             self.remembered = ()  # used once: for the hand of the game resumed
         self.hand.hints = scene.hints.hand

@@ -91,6 +91,8 @@ class HandView(Widget, can_focus=True):
     fresh: reactive[frozenset[Card]] = reactive(frozenset())
     wanted: reactive[Size] = reactive(SMALL, layout=True)  # the face size the screen has room for
     watching: reactive[bool] = reactive(False)  # a spectator's: no hand of one's own (R9.2)
+    ended: reactive[bool] = reactive(False)  # the deal is over: its hands are shown (R7)
+    numbered: reactive[bool] = reactive(True)  # each card's key (1..0) in its bottom edge
 
     def __init__(self, look: Look | None = None, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -242,7 +244,7 @@ class HandView(Widget, can_focus=True):
                 raised=card in self.selected,
                 cursor=focused and i == self.cursor,
                 top="new" if card in self.fresh else "",
-                label=SHORTCUT_KEYS[i] if i < len(SHORTCUT_KEYS) else "",
+                label=SHORTCUT_KEYS[i] if self.numbered and i < len(SHORTCUT_KEYS) else "",
                 dot=card in self.hints,
             )
             for i, card in enumerate(self.order)
@@ -250,6 +252,8 @@ class HandView(Widget, can_focus=True):
 
     def render(self) -> Content:
         if not self.order:
+            if self.watching and self.ended:  # R7 shows them now: "stay hidden" was untrue
+                return Content.styled("(the hands at the deal's end: r shows them, R7)", "dim")
             if self.watching:  # not the hand of the seat drawn beside it, which has cards
                 return Content.styled("(the players' hands stay hidden, R9.2)", "dim")
             return Content.styled("(no cards in hand)", "dim")
