@@ -389,8 +389,28 @@ class LobbyScreen(Screen[None]):
             return not self._free_chairs()
         return True
 
+    async def _give_up_held_chair(self) -> bool:
+        """A chair held for us (we left its game) is ours only by the one seat token this
+        client keeps at a server: sitting anywhere else replaces it, and the chair could
+        never be had again (its game waiting for us at our turn). Ask first; True: go on."""
+        held = self.session.held
+        info = None if held is None else self.session.tables.get(held)
+        if info is None:
+            return True
+        where = f"table {info.table_id} ({text.clean(info.name, 40)})"
+        waiting = info.status == "playing" and info.options.on_drop == "wait"
+        waits = " and its game waits for you at your turn" if waiting else ""
+        question = (
+            f"Your chair at {where} is held for you{waits}. Sitting at another table gives "
+            "it up for good: this client could not take it back. (s on that table takes it back.)"
+        )
+        give_up: bool = await self.app.push_screen_wait(ConfirmScreen(question, "Give it up", "Keep it"))
+        return give_up
+
     @work(exclusive=True, group="lobby-dialog")
     async def action_new_table(self) -> None:
+        if not await self._give_up_held_chair():
+            return
         request = await self.app.push_screen_wait(
             NewTableScreen(f"{self.player_name}'s table"[:40], self.ascii)
         )
@@ -416,6 +436,8 @@ class LobbyScreen(Screen[None]):
         starting a table together): ask again, with the chairs still free, even if one is
         left."""
         question, asked = question or "Sit in which chair?", question is not None
+        if not asked and not await self._give_up_held_chair():
+            return
         while True:
             # The list may move on while the question is open: each round reads it anew.
             latest = self.session.tables.get(table_id)
