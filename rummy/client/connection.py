@@ -46,6 +46,18 @@ LONGEST_PAUSE = 10.0
 # (a server that says 0 is not pinged in a busy loop).
 KEEPALIVE = 240.0
 KEEPALIVE_FLOOR = 0.5
+# A connection can die without a word: a router or a proxy that stalls it, wifi that
+# changes under a laptop. TCP then stays silent for many minutes, and the player looks
+# at a table that never moves, a move of theirs unanswered and further keys ignored.
+# So the client listens: when the server has said nothing for QUIET seconds it asks
+# (a ping, answered at once); a request owed an answer with nothing heard for SLOW
+# seconds is said in the banner; after DEAD seconds the connection is given up and
+# made anew. That is safe: the seat token brings the chair back, a move is never
+# sent twice, and the server's view then shows what became of a move in flight.
+QUIET = 15.0
+SLOW = 5.0
+DEAD = 20.0
+WATCH_EVERY = 1.0
 # Fatal errors after which trying again cannot help: say so and stop.
 FINAL = {codes.VERSION, codes.REPLACED, codes.BAD_NAME}
 
@@ -108,6 +120,10 @@ class Connection:
         self._pending: dict[int, type[ClientMessage]] = {}
         self._early = early
         self._keepalive: asyncio.Task[None] | None = None
+        self._heard = 0.0  # loop time the server last sent bytes (any, even half a frame)
+        self._owed_since: float | None = None  # an answer owed, nothing heard since then
+        self._said_slow = False  # the banner says the server is silent
+        self._welcomed = False  # this connection's hello was answered
 
     @property
     def address(self) -> str:
@@ -122,6 +138,8 @@ class Connection:
         request_id = next(self._ids)
         message = kind(id=request_id, **fields)
         self._pending[request_id] = kind
+        if self._owed_since is None:
+            self._owed_since = asyncio.get_running_loop().time()
         writer.write(encode(message))
         return request_id
 
@@ -142,14 +160,15 @@ class Connection:
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, LONGEST_PAUSE)
                 continue
-            pause = FIRST_PAUSE
             final = await self._session(reader, writer, early.sent if early is not None else None)
+            if self._welcomed:  # a server that accepts and drops at once is not "back"
+                pause = FIRST_PAUSE
             if self.closed:
                 break
             if final is not None:
                 self.post(ConnectionChanged(final, final=True))
                 return
-            self.post(ConnectionChanged(f"Connection to {self.address} lost. Reconnecting..."))
+            self.post(ConnectionChanged(f"Connection to {self.address} lost. Reconnecting in {pause:g} s..."))
             await asyncio.sleep(pause)
             pause = min(pause * 2, LONGEST_PAUSE)
 
@@ -161,8 +180,12 @@ class Connection:
         reconnecting), else None."""
         self._writer = writer
         self._pending.clear()
+        self._welcomed = self._said_slow = False
+        self._heard = asyncio.get_running_loop().time()
+        self._owed_since = self._heard if sent else None
         final: str | None = None
         self._keep_alive_every(KEEPALIVE)  # until the welcome says the server's pace
+        watchdog = asyncio.ensure_future(self._watch_silence(writer))
         try:
             if sent is not None:
                 self._pending.update((m.id, type(m)) for m in sent if m.id is not None)
@@ -170,18 +193,18 @@ class Connection:
                 self.request(Hello, version=PROTOCOL_VERSION, name=self.name, token=self.token(), lobby=True)
                 for kind, fields in self.opening():
                     self.request(kind, **fields)
-            self.connected = True
-            self.post(ConnectionChanged(""))
             async for items in server_messages(reader):
                 for item in items:
                     final = self._deliver(item)
                     if final is not None:
                         break
+                self._heard_from_server()  # after the answers it brought were matched
                 if final is not None:
                     break
         except (OSError, ConnectionError):
             pass
         finally:
+            watchdog.cancel()
             if self._keepalive is not None:
                 self._keepalive.cancel()
                 self._keepalive = None
@@ -189,6 +212,43 @@ class Connection:
             self._writer = None
             writer.close()
         return final
+
+    def _heard_from_server(self) -> None:
+        """Bytes came: the connection lives. An answer still owed is timed from now."""
+        self._heard = asyncio.get_running_loop().time()
+        self._owed_since = self._heard if self._pending else None
+        if self._said_slow and self._welcomed:
+            self._said_slow = False
+            self.post(ConnectionChanged(""))
+
+    async def _watch_silence(self, writer: asyncio.StreamWriter) -> None:
+        """Ask a silent server whether it is there; give a connection up that stays
+        silent while it owes an answer (see QUIET, SLOW and DEAD)."""
+        loop = asyncio.get_running_loop()
+        last = loop.time()
+        while True:
+            await asyncio.sleep(WATCH_EVERY)
+            now = loop.time()
+            slept, last = now - last, now
+            if slept > 3 * WATCH_EVERY:  # this client was stopped (kill -STOP, a debugger),
+                self._heard_from_server()  # not the server: let the reads come in first
+                continue
+            if self._owed_since is None:
+                if now - self._heard >= QUIET:
+                    self.request(Ping)
+                continue
+            silent = now - self._owed_since
+            if silent >= DEAD:
+                writer.transport.abort()  # the read loop ends; run() connects anew
+                return
+            if silent >= SLOW:
+                self._said_slow = True
+                self.post(
+                    ConnectionChanged(
+                        f"No answer from {self.address} for {silent:.0f} s. "
+                        f"Connecting again after {DEAD:g} s..."
+                    )
+                )
 
     def _keep_alive_every(self, seconds: float) -> None:
         """Ping the server every ``seconds`` from now on (this connection's pinger anew)."""
@@ -211,6 +271,11 @@ class Connection:
         if isinstance(item, Pong):
             return None  # the answer to the keep-alive: nothing for the app
         if isinstance(item, Welcome):
+            # Connected once the server said so: not when a socket opened (a proxy in
+            # front of a server that is down accepts, then drops at once).
+            self._welcomed = self.connected = True
+            self._said_slow = False
+            self.post(ConnectionChanged(""))
             self._keep_alive_every(keepalive_every(item.idle_timeout))
         self.post(ServerSaid(item, kind))
         if isinstance(item, Error) and item.fatal and item.code in FINAL:

@@ -60,6 +60,7 @@ class Chair:
     session: Visitor | None = None  # the connection sitting here (None: away, or a bot)
     ready: bool = False
     level: BotLevel | None = None  # a bot's level (None for a person)
+    away_since: float | None = None  # when its player's connection went (None: never here since a restart)
 
     @property
     def present(self) -> bool:

@@ -299,8 +299,9 @@ class Lobby:
             if not 0 <= sc.chair < len(table.chairs):
                 raise ValueError(f"chair {sc.chair} is not one of 0..3")
             level = level_or_normal(sc.level) if sc.bot else None
+            away = None if sc.bot else self.context.now()  # every player is away after a restart
             table.chairs[sc.chair] = Chair(
-                sc.chair, sc.name, bot=sc.bot, token_hash=sc.token_hash, level=level
+                sc.chair, sc.name, bot=sc.bot, token_hash=sc.token_hash, level=level, away_since=away
             )
         table.games = stored.games
         for finished in stored.finished:
@@ -325,12 +326,17 @@ class Lobby:
         a game left to bots, or waiting for players who are gone, would otherwise hold
         its table for ever, across restarts too)."""
         options = self.options
-        every = max(0.05, min(30.0, options.abandon_after / 4, options.keep_deserted / 4))
+        every = max(
+            0.05,
+            min(30.0, options.abandon_after / 4, options.keep_deserted / 4, options.free_away_after / 4),
+        )
         failures = 0
         while True:
             await asyncio.sleep(every)
             now = time.monotonic()
             for table in list(self.tables.values()):
+                if table.status == "waiting" and table.humans_present() and table.someone_away():
+                    await self._free_away_chair(table.id)
                 playing = table.status == "playing"
                 if table.humans_present() or (table.spectators and not playing):
                     table.idle_since = now
@@ -344,6 +350,13 @@ class Lobby:
                     failures += 1
                     if failures == 1 or failures % 100 == 0:
                         log.error("closing table %s failed (%d so far): %s", table.id, failures, refused.text)
+
+    async def _free_away_chair(self, table_id: int) -> None:
+        """A chair away too long at a table waiting for players (``TableMaster.free_away_chair``)."""
+        try:
+            await self.run(table_id, lambda t: t.free_away_chair(self.options.free_away_after))
+        except Refused as refused:  # it stays; the next sweep tries again
+            log.error("freeing an away chair at table %s failed: %s", table_id, refused.text)
 
     async def stop(self) -> None:
         sweeper = getattr(self, "_sweeper", None)

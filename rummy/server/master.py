@@ -219,6 +219,9 @@ class TableMaster:
             games=self.games,
         )
 
+    def someone_away(self) -> bool:
+        return any(c is not None and not c.present for c in self.chairs)
+
     def humans_present(self) -> bool:
         return any(c is not None and not c.bot and c.session is not None for c in self.chairs)
 
@@ -522,6 +525,7 @@ class TableMaster:
         c = self.chairs[chair]
         assert c is not None
         c.session = None
+        c.away_since = self.context.now()
         if self.status == "playing":
             c.ready = False
         self._push_table()
@@ -541,6 +545,28 @@ class TableMaster:
                 self._send(visitor.id, ok)
 
             return self._now(go)
+        return self._free(chair, lambda: self._send(visitor.id, ok))
+
+    def free_away_chair(self, after: float) -> Change:
+        """At a table waiting for players, a player away for ``after`` seconds while
+        someone else is here loses the chair. No game has begun, and the chair's token
+        may have gone with the connection (its ``seated`` answer lost in a cut): a chair
+        nobody could ever take back, that the others could neither fill nor start
+        without. One chair a call (the lobby's sweeper calls again)."""
+        if self.status != "waiting" or self.closed or not self.humans_present():
+            return self._now(lambda: None)
+        now = self.context.now()
+        for c in self.chairs:
+            if c is not None and not c.present and c.away_since is not None and now - c.away_since >= after:
+                log.info(
+                    "table %s: chair %s freed, its player away %.0f s", self.id, c.index, now - c.away_since
+                )
+                return self._free(c.index, lambda: None)
+        return self._now(lambda: None)
+
+    def _free(self, chair: int, then: Callable[[], None]) -> Change:
+        """Free ``chair`` (not during a game): the creator's part goes to another person,
+        and the table closes when no person is left. ``then``: once it is done."""
         c = self.chairs[chair]
         assert c is not None
         people = [o for o in self.chairs if o is not None and o is not c and not o.bot]
@@ -555,7 +581,8 @@ class TableMaster:
 
         def apply() -> None:
             self.chairs[chair] = None
-            self._unplace(visitor.id)
+            if c.session is not None:
+                self._unplace(c.session.id)
             if c.token_hash:
                 self._out.untokens.append(c.token_hash)
             self.creator = creator
@@ -569,7 +596,7 @@ class TableMaster:
                 self._push_table()
             else:
                 self._forget()
-            self._send(visitor.id, ok)
+            then()
 
         return self._change(writes, "Your leaving could not be saved; you are still at the table.", apply)
 

@@ -58,6 +58,10 @@ class ServerOptions:
     # A game in play whose people are all away (bots do not count) is ended, and its
     # table closed, after this many seconds: its players may come back meanwhile.
     keep_deserted: float = 900.0
+    # At a table waiting for players, a player away this long while someone else is
+    # there loses the chair (its token may have been lost in a cut: see
+    # ``TableMaster.free_away_chair``).
+    free_away_after: float = 120.0
     chat_rate: float = 1.0  # chat lines per second a table carries on average...
     chat_burst: int = 5  # ...and at most this many at once
     chat_history: int = 20  # chat lines replayed to someone joining a table

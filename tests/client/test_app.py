@@ -701,7 +701,7 @@ async def test_sitting_elsewhere_while_a_chair_is_held_asks_first() -> None:
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        assert "Your chair at table 7 (Mine) is held for you." in " ".join(screen_text(app).split("█"))
+        assert app.screen.question.startswith("Your chair at table 7 (Mine) is held for you")
         await pilot.press("n")  # stay
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen) and app.session.held == 7
@@ -749,6 +749,37 @@ async def test_a_player_who_leaves_mid_game_takes_the_held_chair_back_from_the_l
         say(app, game_update(7, Game(7, seating="chosen"), 0))
         await pilot.pause()
         assert isinstance(app.screen, TableScreen) and app.session.held is None
+
+
+async def test_a_new_table_while_a_chair_is_held_asks_before_giving_that_chair_up() -> None:
+    """The client keeps one seat token at a server. Before, n in the lobby after b
+    mid-game created a table at once: its token replaced the held chair's, which could
+    never be had again, its game waiting for that player at each turn. Now it asks;
+    keeping the chair sends nothing and keeps the token."""
+    app, sent = offline_app()
+    names = ("Ann", "Bob", "Bot 3", "Bot 4")
+    async with app.run_test() as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
+        mine = table_info(7, "Mine", names, "playing", bots=(2, 3), seats=(0, 1, 2, 3))
+        say(app, Lobby(tables=[mine]))
+        say(app, Table(table=mine))
+        say(app, game_update(7, Game(7, seating="chosen"), 0))
+        await pilot.pause()
+        await pilot.press("b", "y")
+        leave = sent.last()
+        say(app, Ok(id=leave.id), Leave)
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and app.session.held == 7
+        await pilot.press("n")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Your chair at table 7 (Mine) is held for you" in screen_text(app)
+        await pilot.press("n")  # keep it
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and sent.last() is leave
+        assert StateStore().seat(seat_key("example.org:7325", "Ann")) is not None
+        await pilot.press("n", "y")  # give it up: the new table's dialog
+        await pilot.pause()
+        assert isinstance(app.screen, NewTableScreen)
 
 
 def story(game: Game, autos: dict[int, str] | None = None) -> list[PastMove]:

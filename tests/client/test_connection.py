@@ -10,11 +10,26 @@ from pathlib import Path
 
 import pytest
 
+from rummy.client import connection as the_connection
 from rummy.client.connection import KEEPALIVE, KEEPALIVE_FLOOR, ConnectionChanged, keepalive_every
+from rummy.engine import DrawStock
 from rummy.net import Client
-from rummy.protocol import PROTOCOL_VERSION, CreateTable, Error, Hello, Seated, TableOptions, errors
+from rummy.protocol import (
+    PROTOCOL_VERSION,
+    AddBot,
+    CreateTable,
+    Error,
+    Hello,
+    MoveRequest,
+    Seated,
+    Start,
+    TableOptions,
+    errors,
+    move_to_wire,
+)
 from rummy.server import start_server
 from tests.e2e.players import HeadlessPlayer
+from tests.relay import Relay
 from tests.support import eventually
 
 FAST = {"bot_delay": 0.0, "deal_pause": 0.05}
@@ -107,3 +122,89 @@ def test_the_client_pings_at_a_third_of_the_idle_timeout_its_server_said(
     """A third of the welcome's idle timeout, never more seldom than every 4 minutes
     (also for a server that does not say it), never in a busy loop (a server that says 0)."""
     assert keepalive_every(said) == every
+
+
+async def test_a_server_gone_silent_mid_move_is_said_and_the_connection_made_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A network that stalls (the server's bytes held, the player's delivered) while a
+    move is in flight: the move is played, its answer never comes. The client said
+    nothing and waited for ever, the table frozen and further keys ignored. Now the
+    banner says the server is silent, the connection is made anew, and the chair
+    comes back with the move played once."""
+    monkeypatch.setattr(the_connection, "SLOW", 0.3)
+    monkeypatch.setattr(the_connection, "DEAD", 1.5)
+    monkeypatch.setattr(the_connection, "WATCH_EVERY", 0.05)
+    server = await start_server(**FAST)
+    relay = await Relay(server.host, server.port).start()
+    player = await HeadlessPlayer("127.0.0.1", relay.port, "Ann").start()
+    try:
+        options = TableOptions(seating="chosen")
+        seated = await player.answer(player.send(CreateTable, name="Mine", options=options))
+        for chair in (1, 2, 3):
+            await player.answer(player.send(AddBot, chair=chair))
+        await player.answer(player.send(Start))
+        await player.until(lambda p: p.view is not None and p.view.my_turn and p.view.phase == "draw")
+        assert player.view is not None
+        before, cards = player.moves, len(player.view.hand)
+        relay.stall()
+        player.send(MoveRequest, move=move_to_wire(DrawStock()), after=before)
+        await player.until(lambda p: p.status.startswith("No answer from"))
+        player.welcome = None
+        await player.until(lambda p: p.welcome is not None and p.status == "connected")
+        assert player.welcome is not None and player.welcome.table_id == seated.table_id
+        assert relay.accepted == 2
+        await player.until(lambda p: p.moves == before + 1)
+        assert player.view is not None and player.view.phase == "meld" and len(player.view.hand) == cards + 1
+    finally:
+        await player.close()
+        await relay.close()
+        await server.close()
+
+
+async def test_a_quiet_server_is_asked_whether_it_is_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Waiting for the others' moves, nothing is owed: a connection that went silent
+    then is found out by a ping, and made anew."""
+    monkeypatch.setattr(the_connection, "QUIET", 0.3)
+    monkeypatch.setattr(the_connection, "SLOW", 0.3)
+    monkeypatch.setattr(the_connection, "DEAD", 1.0)
+    monkeypatch.setattr(the_connection, "WATCH_EVERY", 0.05)
+    server = await start_server(**FAST)
+    relay = await Relay(server.host, server.port).start()
+    player = await HeadlessPlayer("127.0.0.1", relay.port, "Ann").start()
+    try:
+        await eventually(lambda: not player.connection._pending)  # the hello answered
+        relay.stall()
+        player.welcome = None
+        await player.until(lambda p: p.welcome is not None)
+        assert relay.accepted == 2 and player.status == "connected"
+    finally:
+        await player.close()
+        await relay.close()
+        await server.close()
+
+
+async def test_a_server_that_takes_and_drops_connections_is_tried_less_and_less() -> None:
+    """Something in front of a server that is down (a proxy, a load balancer) accepts
+    the connection and drops it at once. The client said it was connected (the banner
+    went away) and tried again every half second, for ever; now it is connected only
+    once the server says welcome, and waits longer each time."""
+
+    async def drop(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.transport.abort()
+
+    dropper = await asyncio.start_server(drop, "127.0.0.1", 0)
+    port = dropper.sockets[0].getsockname()[1]
+    said: list[ConnectionChanged] = []
+    from rummy.client.connection import Connection
+
+    connection = Connection("127.0.0.1", port, "Ann", said.append)
+    task = asyncio.get_running_loop().create_task(connection.run())
+    try:
+        await eventually(lambda: len(said) >= 3, timeout=15)
+        lost = f"Connection to 127.0.0.1:{port} lost. Reconnecting in"
+        assert [c.status for c in said[:3]] == [f"{lost} 0.5 s...", f"{lost} 1 s...", f"{lost} 2 s..."]
+    finally:
+        await connection.close()
+        task.cancel()
+        dropper.close()

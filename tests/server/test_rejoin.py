@@ -192,6 +192,31 @@ async def test_a_table_nobody_comes_back_to_is_closed() -> None:
         await server.close()
 
 
+async def test_a_chair_whose_token_was_lost_does_not_block_a_waiting_table() -> None:
+    """A sit whose answer (the token) is lost in a cut: the chair stayed held for a
+    token nobody has, "Bob (away)" at Ann's table for good, which she could neither
+    fill nor start without (a game waiting for Bob for ever). Now a player away that
+    long from a table waiting for players, while someone else is there, loses the
+    chair; a game under way keeps it for its token as before."""
+    server = await serve(**{"free_away_after": 0.2})
+    try:
+        ann = await connect(server, "Ann")
+        seated = await ann.request(CreateTable, name="Ann's")
+        assert isinstance(seated, Seated)
+        bob = await connect(server, "Bob")
+        assert isinstance(await bob.request(Sit, table_id=seated.table_id, chair=1), Seated)
+        await bob.close()  # the cut: the token, if it came, is gone with the client
+        await ann.until(lambda c: c.table is not None and c.table.chairs[1].name == "Bob")
+        await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is None)
+        assert ann.table is not None and ann.table.chairs[0].name == "Ann" and ann.table.creator == 0
+        back = await connect(server, "Bob")
+        again = await back.request(Sit, table_id=seated.table_id, chair=1)
+        assert isinstance(again, Seated)
+        await close_all([ann, back])
+    finally:
+        await server.close()
+
+
 async def test_the_story_of_the_deal_keeps_who_played_across_a_restart(tmp_path: Path) -> None:
     """A stand-in's moves are stored as such: after a restart the deal's story still says so."""
     db = tmp_path / "rummy.db"

@@ -398,22 +398,23 @@ class LobbyScreen(Screen[None]):
         return True
 
     async def _give_up_held_chair(self, table_id: int | None = None) -> bool:
-        """Whether to sit at another table (``table_id``, None for a new one) when a chair
-        is held for us: the client keeps one seat token per server and name, so sitting
-        elsewhere loses the way back to it. Said nowhere before: the old table went on
-        listing "Vic (away)", waiting for a chair Vic could no longer take back."""
+        """A chair held for us (we left its game) is ours only by the one seat token this
+        client keeps at a server: sitting anywhere else (``table_id``, None for a new
+        table) replaces it, and the chair could never be had again (its game waiting for
+        us at our turn; the old table went on listing "Vic (away)"). Ask first; True: go on."""
         held = self.session.held
         if held is None or held == table_id:
             return True
         info = self.session.tables.get(held)
         where = f"table {held}" + (f" ({text.clean(info.name, 40)})" if info is not None else "")
+        waiting = info is not None and info.status == "playing" and info.options.on_drop == "wait"
+        waits = " and its game waits for you at your turn" if waiting else ""
         question = (
-            f"Your chair at {where} is held for you. Sit at another table and you can no"
-            " longer take that one back. Go on?"
+            f"Your chair at {where} is held for you{waits}. Sitting at another table gives "
+            "it up for good: this client could not take it back. (s on that table takes it back.)"
         )
-        dialog: ConfirmScreen = ConfirmScreen(question, "Go on", "Stay")
-        go_on: bool = await self.app.push_screen_wait(dialog)
-        return go_on
+        give_up: bool = await self.app.push_screen_wait(ConfirmScreen(question, "Give it up", "Keep it"))
+        return give_up
 
     @work(exclusive=True, group="lobby-dialog")
     async def action_new_table(self) -> None:
