@@ -119,7 +119,8 @@ class Connection:
         self._ids = itertools.count(1 + max((m.id or 0 for m in early.sent), default=0) if early else 1)
         self._pending: dict[int, type[ClientMessage]] = {}
         self._early = early
-        self._keepalive: asyncio.Task[None] | None = None
+        self._ping_every = KEEPALIVE  # with nothing sent for this long, a ping (keepalive_every)
+        self._sent = 0.0  # loop time the client last sent a request
         self._heard = 0.0  # loop time the server last sent bytes (any, even half a frame)
         self._owed_since: float | None = None  # an answer owed, nothing heard since then
         self._said_slow = False  # the banner says the server is silent
@@ -138,8 +139,9 @@ class Connection:
         request_id = next(self._ids)
         message = kind(id=request_id, **fields)
         self._pending[request_id] = kind
+        self._sent = asyncio.get_running_loop().time()
         if self._owed_since is None:
-            self._owed_since = asyncio.get_running_loop().time()
+            self._owed_since = self._sent
         writer.write(encode(message))
         return request_id
 
@@ -181,10 +183,10 @@ class Connection:
         self._writer = writer
         self._pending.clear()
         self._welcomed = self._said_slow = False
-        self._heard = asyncio.get_running_loop().time()
+        self._heard = self._sent = asyncio.get_running_loop().time()
         self._owed_since = self._heard if sent else None
+        self._ping_every = KEEPALIVE  # until the welcome says the server's pace
         final: str | None = None
-        self._keep_alive_every(KEEPALIVE)  # until the welcome says the server's pace
         watchdog = asyncio.ensure_future(self._watch_silence(writer))
         try:
             if sent is not None:
@@ -205,9 +207,6 @@ class Connection:
             pass
         finally:
             watchdog.cancel()
-            if self._keepalive is not None:
-                self._keepalive.cancel()
-                self._keepalive = None
             self.connected = False
             self._writer = None
             writer.close()
@@ -222,19 +221,21 @@ class Connection:
             self.post(ConnectionChanged(""))
 
     async def _watch_silence(self, writer: asyncio.StreamWriter) -> None:
-        """Ask a silent server whether it is there; give a connection up that stays
-        silent while it owes an answer (see QUIET, SLOW and DEAD)."""
+        """The connection's one watcher: a ping when the client has sent nothing for the
+        server's pace (its idle timeout, KEEPALIVE) or heard nothing for QUIET; a
+        connection given up that stays silent while it owes an answer (SLOW, DEAD)."""
         loop = asyncio.get_running_loop()
         last = loop.time()
         while True:
-            await asyncio.sleep(WATCH_EVERY)
+            step = min(WATCH_EVERY, self._ping_every)
+            await asyncio.sleep(step)
             now = loop.time()
             slept, last = now - last, now
-            if slept > 3 * WATCH_EVERY:  # this client was stopped (kill -STOP, a debugger),
+            if slept > 3 * step:  # this client was stopped (kill -STOP, a debugger),
                 self._heard_from_server()  # not the server: let the reads come in first
                 continue
             if self._owed_since is None:
-                if now - self._heard >= QUIET:
+                if now - self._heard >= QUIET or now - self._sent >= self._ping_every:
                     self.request(Ping)
                 continue
             silent = now - self._owed_since
@@ -249,17 +250,6 @@ class Connection:
                         f"Connecting again after {DEAD:g} s..."
                     )
                 )
-
-    def _keep_alive_every(self, seconds: float) -> None:
-        """Ping the server every ``seconds`` from now on (this connection's pinger anew)."""
-        if self._keepalive is not None:
-            self._keepalive.cancel()
-        self._keepalive = asyncio.ensure_future(self._keep_alive(seconds))
-
-    async def _keep_alive(self, seconds: float) -> None:
-        while True:
-            await asyncio.sleep(seconds)
-            self.request(Ping)
 
     def _deliver(self, item: ServerMessage | ProtocolError) -> str | None:
         if isinstance(item, ProtocolError):  # the server sent something unreadable
@@ -276,7 +266,7 @@ class Connection:
             self._welcomed = self.connected = True
             self._said_slow = False
             self.post(ConnectionChanged(""))
-            self._keep_alive_every(keepalive_every(item.idle_timeout))
+            self._ping_every = keepalive_every(item.idle_timeout)
         self.post(ServerSaid(item, kind))
         if isinstance(item, Error) and item.fatal and item.code in FINAL:
             return item.text

@@ -124,6 +124,16 @@ def test_the_client_pings_at_a_third_of_the_idle_timeout_its_server_said(
     assert keepalive_every(said) == every
 
 
+def watch_quickly(monkeypatch: pytest.MonkeyPatch, dead: float, quiet: float | None = None) -> None:
+    """The connection's watcher in tenths of seconds: silent 0.3 s is said, ``dead`` s
+    is given up (and ``quiet`` s with nothing owed asks, if given)."""
+    if quiet is not None:
+        monkeypatch.setattr(the_connection, "QUIET", quiet)
+    monkeypatch.setattr(the_connection, "SLOW", 0.3)
+    monkeypatch.setattr(the_connection, "DEAD", dead)
+    monkeypatch.setattr(the_connection, "WATCH_EVERY", 0.05)
+
+
 async def test_a_server_gone_silent_mid_move_is_said_and_the_connection_made_anew(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -132,9 +142,7 @@ async def test_a_server_gone_silent_mid_move_is_said_and_the_connection_made_ane
     nothing and waited for ever, the table frozen and further keys ignored. Now the
     banner says the server is silent, the connection is made anew, and the chair
     comes back with the move played once."""
-    monkeypatch.setattr(the_connection, "SLOW", 0.3)
-    monkeypatch.setattr(the_connection, "DEAD", 1.5)
-    monkeypatch.setattr(the_connection, "WATCH_EVERY", 0.05)
+    watch_quickly(monkeypatch, dead=1.5)
     server = await start_server(**FAST)
     relay = await Relay(server.host, server.port).start()
     player = await HeadlessPlayer("127.0.0.1", relay.port, "Ann").start()
@@ -165,10 +173,7 @@ async def test_a_server_gone_silent_mid_move_is_said_and_the_connection_made_ane
 async def test_a_quiet_server_is_asked_whether_it_is_there(monkeypatch: pytest.MonkeyPatch) -> None:
     """Waiting for the others' moves, nothing is owed: a connection that went silent
     then is found out by a ping, and made anew."""
-    monkeypatch.setattr(the_connection, "QUIET", 0.3)
-    monkeypatch.setattr(the_connection, "SLOW", 0.3)
-    monkeypatch.setattr(the_connection, "DEAD", 1.0)
-    monkeypatch.setattr(the_connection, "WATCH_EVERY", 0.05)
+    watch_quickly(monkeypatch, quiet=0.3, dead=1.0)
     server = await start_server(**FAST)
     relay = await Relay(server.host, server.port).start()
     player = await HeadlessPlayer("127.0.0.1", relay.port, "Ann").start()
