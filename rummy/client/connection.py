@@ -40,10 +40,12 @@ FIRST_PAUSE = 0.5
 LONGEST_PAUSE = 10.0
 # The server closes a connection that is not at a table and sends nothing for its
 # idle timeout (15 minutes unless its host chose otherwise): a player reading the
-# lobby that long is still here, so the client says so now and then. The welcome
-# says the server's timeout; the client pings at a third of it, at most this seldom
-# (a server that does not say is taken to keep the default) and at least this often
-# (a server that says 0 is not pinged in a busy loop).
+# lobby that long is still here, so the client says so now and then. Likewise a
+# player in a chair who thinks over a move for a minute (the server's turn silence)
+# while chat goes on around them. The welcome says both; the client pings at a third
+# of the shorter, at most this seldom (a server that does not say is taken to keep
+# the default) and at least this often (a server that says 0 is not pinged in a
+# busy loop).
 KEEPALIVE = 240.0
 KEEPALIVE_FLOOR = 0.5
 # A connection can die without a word: a router or a proxy that stalls it, wifi that
@@ -62,11 +64,13 @@ WATCH_EVERY = 1.0
 FINAL = {codes.VERSION, codes.REPLACED, codes.BAD_NAME}
 
 
-def keepalive_every(idle_timeout: float | None) -> float:
-    """Seconds between pings for a server whose welcome said ``idle_timeout``."""
-    if idle_timeout is None:
+def keepalive_every(idle_timeout: float | None, turn_silence: float | None = None) -> float:
+    """Seconds between pings for a server whose welcome said ``idle_timeout`` and
+    ``turn_silence``."""
+    said = [t for t in (idle_timeout, turn_silence) if t is not None]
+    if not said:
         return KEEPALIVE
-    return max(KEEPALIVE_FLOOR, min(KEEPALIVE, idle_timeout / 3))
+    return max(KEEPALIVE_FLOOR, min(KEEPALIVE, min(said) / 3))
 
 
 class ServerSaid(Message):
@@ -266,7 +270,7 @@ class Connection:
             self._welcomed = self.connected = True
             self._said_slow = False
             self.post(ConnectionChanged(""))
-            self._ping_every = keepalive_every(item.idle_timeout)
+            self._ping_every = keepalive_every(item.idle_timeout, item.turn_silence)
         self.post(ServerSaid(item, kind))
         if isinstance(item, Error) and item.fatal and item.code in FINAL:
             return item.text

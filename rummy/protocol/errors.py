@@ -20,6 +20,7 @@ HELLO_FIRST = "hello-first"  # a request before hello
 HELLO_AGAIN = "hello-again"  # a second hello
 HELLO_TIMEOUT = "hello-timeout"  # fatal: no hello in time
 IDLE_TIMEOUT = "idle-timeout"  # fatal: not at a table, and nothing sent for too long
+SILENT_TURN = "silent-turn"  # fatal: the game waited for this chair's move, and nothing came for too long
 FRAME_TIMEOUT = "frame-timeout"  # fatal: a frame begun was not finished in time
 RATE_LIMITED = "rate-limited"  # too many requests: this one was dropped
 FLOOD = "flood"  # fatal: kept flooding

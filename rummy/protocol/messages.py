@@ -234,7 +234,10 @@ class Welcome(_Push, tag="welcome"):
     ``token_refused``: the hello carried a token that no chair has (its table closed,
     or it was never valid), so the session starts in the lobby as without one.
     ``idle_timeout``: seconds after which the server closes a connection not at a
-    table that has sent nothing (nil: not said), so that a client can ping in time."""
+    table that has sent nothing (nil: not said), so that a client can ping in time;
+    ``turn_silence``: seconds after which the server takes a connection in a chair that
+    has sent nothing, while the game waits for its move, for gone (nil: never, or not
+    said)."""
 
     id: RequestId
     version: int
@@ -245,6 +248,7 @@ class Welcome(_Push, tag="welcome"):
     chair: Chair | None = None
     token_refused: bool = False
     idle_timeout: Annotated[float, Meta(ge=0)] | None = None
+    turn_silence: Annotated[float, Meta(gt=0)] | None = None
 
 
 class Ok(_Push, tag="ok"):

@@ -135,6 +135,15 @@ def build_parser() -> argparse.ArgumentParser:
         f" (default {DEFAULTS.idle_timeout:g})",
     )
     p.add_argument(
+        "--turn-silence",
+        type=seconds,
+        default=DEFAULTS.turn_silence,
+        metavar="SECONDS",
+        help="take a player for gone (their chair held, as when they drop) whose client"
+        " sends nothing for this long while the game waits for their move; 0: never"
+        f" (default {DEFAULTS.turn_silence:g})",
+    )
+    p.add_argument(
         "--keep-deserted",
         type=seconds,
         default=DEFAULTS.keep_deserted,
@@ -221,6 +230,7 @@ async def start(args: argparse.Namespace) -> Server:
         tables_per_address=args.tables_per_address,
         keep_deserted=args.keep_deserted,
         idle_timeout=args.idle_timeout,
+        turn_silence=args.turn_silence,
         hello_timeout=args.hello_timeout,
         shared_addresses=LOOPBACK if (args.ssh_port, args.web_port) != (None, None) else frozenset(),
         shared_people=(args.ssh_max_sessions if args.ssh_port is not None else 0)

@@ -185,6 +185,7 @@ def _hello(s: Connection, msg: Hello, host: Host) -> Awaitable[Any] | None:
                 chair=None if place is None else place[1],
                 token_refused=msg.token is not None and place is None,
                 idle_timeout=lobby.options.idle_timeout,
+                turn_silence=lobby.options.turn_silence or None,
             )
         )
         # The table list goes with the welcome, as it is when the welcome is sent, and

@@ -108,6 +108,7 @@ class TableMaster:
         "_shown",
         "_spectator_frame",
         "_turn",
+        "_turn_since",
         "chairs",
         "clock",
         "closed",
@@ -162,6 +163,7 @@ class TableMaster:
         # What moves by itself (see the module's docstring).
         self.clock = TurnClock(context.now)
         self._turn: tuple[int, int, int] | None = None  # (game id, deal, seat) of the turn under way
+        self._turn_since = 0.0  # when it began
         self._expired: tuple[int, int, int] | None = None  # a turn whose time ran out
         self._alarm_for: tuple[int, int, int] | None = None  # the turn the time_up timer is for
         self._next_deal_at: float | None = None
@@ -218,6 +220,19 @@ class TableMaster:
             creator=self.creator,
             games=self.games,
         )
+
+    def waited(self, chair: int) -> float | None:
+        """Seconds the game has waited for a move from the player in ``chair`` (None: it
+        waits for no move of theirs: not their turn, no game under way, or a bot plays
+        it). The player's connection says how long it has been silent (the session's
+        ``turn_silence``)."""
+        turn = self._turn
+        if turn is None or self.game is None or self.status != "playing":
+            return None
+        seat = turn[2]
+        if self.seat_of_chair(chair) != seat or self._played_by_bot(seat, turn):
+            return None
+        return self.context.now() - self._turn_since
 
     def someone_away(self) -> bool:
         return any(c is not None and not c.present for c in self.chairs)
@@ -938,6 +953,7 @@ class TableMaster:
             chair = self.chair_of_seat(seat)
             if turn != self._turn:
                 self._turn, self._expired = turn, None
+                self._turn_since = self.context.now()
                 if self.options.turn_seconds and not chair.bot:
                     self.clock.start(seat, self.options.turn_seconds)
                 else:

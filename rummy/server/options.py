@@ -26,6 +26,12 @@ class ServerOptions:
     # A connection not in a chair (in the lobby, or before hello) that sends nothing for
     # this long is closed: it holds a place people who play may need.
     idle_timeout: float = 900.0
+    # A connection in a chair that sends nothing for this long while the game waits for
+    # its move is closed, and the chair held for its token, as when it drops (0: never).
+    # A laptop shut or a network gone leaves a connection that TCP keeps for ever when
+    # nothing is sent on it, and the table looked on at a player "present" who never
+    # moved. A live client says something well within it (the welcome tells the pace).
+    turn_silence: float = 60.0
     frame_timeout: float = 30.0  # seconds a frame may take to arrive whole once begun
     max_connections: int = 5000  # at once, in all (lowered below the open-file limit at start)
     # This share of max_connections is kept for people in a chair (and those coming back

@@ -2,8 +2,9 @@
 
 The session guards the server against its peer: a hello within
 ``hello_timeout``, a frame whole within ``frame_timeout`` once begun, a request
-every ``idle_timeout`` while not at a table (``_watch``); a token-bucket rate
-limit in which the requests that make the server send much cost more
+every ``idle_timeout`` while not at a table and within ``turn_silence`` while the
+game waits for its move (``_watch``); a token-bucket rate limit in which the
+requests that make the server send much cost more
 (``handlers.cost``), a peer over it being read and answered a few times a
 second only, and cut off if it goes on (a flood); the frame size cap (in the
 decoder), and a cap on bytes queued for a peer that does not read (it is
@@ -337,7 +338,8 @@ class Session(asyncio.BufferedProtocol):
         left a few bytes short held its buffer for ever); and, for a connection not at
         a table, a request at least every ``idle_timeout`` (idle connections that had
         said hello were held for ever and filled the server). People at a table, in a
-        chair or watching, are never idle: the table's own clocks deal with them."""
+        chair or watching, are not idle: the table's own clocks deal with them, but a
+        player whose move the game waits for must say something (``_turn_deadline``)."""
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
@@ -348,12 +350,18 @@ class Session(asyncio.BufferedProtocol):
         now = loop.time()
         if not self.said_hello:
             due, code, text = self._opened_at + options.hello_timeout, E.HELLO_TIMEOUT, "No hello in time."
-        elif self.host.lobby.registry.place_of(self.id) is None:
+        elif (place := self.host.lobby.registry.place_of(self.id)) is None:
             due, code, text = (
                 self._heard_at + options.idle_timeout,
                 E.IDLE_TIMEOUT,
                 f"Nothing heard from you for {options.idle_timeout:g} s: goodbye.",
             )
+            if options.turn_silence and due > now + options.turn_silence / 2:
+                # Look again before then: it may sit down meanwhile, and nothing else
+                # wakes this timer when it does.
+                due, code, text = now + options.turn_silence / 2, "", ""
+        elif place[1] is not None and options.turn_silence:
+            due, code, text = self._turn_deadline(place, now)
         else:
             due, code, text = now + options.idle_timeout, "", ""  # look again later
         if self._partial_since is not None and self._partial_since + options.frame_timeout < due:
@@ -364,6 +372,25 @@ class Session(asyncio.BufferedProtocol):
             self.fail(code, text)
             return
         self._watchdog = loop.call_at(max(due, now + 0.001), self._watch)
+
+    def _turn_deadline(self, place: tuple[int, int | None], now: float) -> tuple[float, str, str]:
+        """In a chair: when the game waits for this player's move, the connection must
+        say something within ``turn_silence`` (of the turn's start or of its last
+        request, whichever came later), else it is taken for gone and its chair held,
+        as when it drops. Not its turn: look again in half that time, so that a
+        silent turn is found out within one and a half ``turn_silence``."""
+        limit = self.options.turn_silence
+        table = self.host.lobby.tables.get(place[0])
+        waited = None if table is None or place[1] is None else table.waited(place[1])
+        if waited is None:
+            return now + limit / 2, "", ""
+        silent = min(now - self._heard_at, waited)
+        return (
+            now + limit - silent,
+            E.SILENT_TURN,
+            f"Nothing heard from you for {limit:g} s while the game waited for your move:"
+            " your chair is held for your seat token.",
+        )
 
     def _receive(self, item: ClientMessage | ProtocolError) -> Awaitable[Any] | None:
         """Answer ``item``, or return what its answer waits for."""

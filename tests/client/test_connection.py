@@ -21,6 +21,7 @@ from rummy.protocol import (
     Error,
     Hello,
     MoveRequest,
+    Ok,
     Seated,
     Start,
     TableOptions,
@@ -112,16 +113,51 @@ async def test_a_player_in_the_lobby_is_kept_past_the_idle_timeout() -> None:
         await server.close()
 
 
+async def test_a_player_thinking_over_a_move_is_not_taken_for_gone() -> None:
+    """The server takes a player in a chair who sends nothing for its turn silence,
+    while the game waits for their move, for gone (a laptop shut): a player who
+    thinks that long, the client still running, is not. The welcome says the
+    server's limit, and the client pings at a third of it."""
+    server = await start_server(**FAST, turn_silence=1.5)
+    player = await HeadlessPlayer(server.host, server.port, "Ann").start()
+    try:
+        assert player.welcome is not None and player.welcome.turn_silence == 1.5
+        seated = await player.answer(player.send(CreateTable, name="Mine", options=TableOptions()))
+        assert isinstance(seated, Seated)
+        for chair in (1, 2, 3):
+            assert isinstance(await player.answer(player.send(AddBot, chair=chair)), Ok)
+        assert isinstance(await player.answer(player.send(Start)), Ok)
+        await player.until(lambda p: p.view is not None and p.view.my_turn)
+        table = server.lobby.tables[seated.table_id]
+        # Ann thinks for three times the limit (the bots wait on her all along).
+        await eventually(lambda: (table.waited(0) or 0) >= 4.5, what="4.5 s of Ann's turn")
+        assert server.stats[errors.SILENT_TURN] == 0
+        assert player.status == "connected" and table.chairs[0] is not None and table.chairs[0].present
+    finally:
+        await player.close()
+        await server.close()
+
+
 @pytest.mark.parametrize(
     ("said", "every"),
-    [(None, KEEPALIVE), (900.0, KEEPALIVE), (1.5, 0.5), (30.0, 10.0), (0.0, KEEPALIVE_FLOOR)],
+    [
+        ((None, None), KEEPALIVE),
+        ((900.0, None), KEEPALIVE),
+        ((1.5, None), 0.5),
+        ((30.0, None), 10.0),
+        ((0.0, None), KEEPALIVE_FLOOR),
+        ((900.0, 60.0), 20.0),
+        ((30.0, 60.0), 10.0),
+        ((None, 60.0), 20.0),
+    ],
 )
-def test_the_client_pings_at_a_third_of_the_idle_timeout_its_server_said(
-    said: float | None, every: float
+def test_the_client_pings_at_a_third_of_the_idle_timeout_or_turn_silence_its_server_said(
+    said: tuple[float | None, float | None], every: float
 ) -> None:
-    """A third of the welcome's idle timeout, never more seldom than every 4 minutes
-    (also for a server that does not say it), never in a busy loop (a server that says 0)."""
-    assert keepalive_every(said) == every
+    """A third of the shorter of the welcome's idle timeout and turn silence, never
+    more seldom than every 4 minutes (also for a server that says neither), never in
+    a busy loop (a server that says 0)."""
+    assert keepalive_every(*said) == every
 
 
 def watch_quickly(monkeypatch: pytest.MonkeyPatch, dead: float, quiet: float | None = None) -> None:

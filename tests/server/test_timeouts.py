@@ -1,5 +1,6 @@
-"""Nobody holds a place for ever: idle connections outside a table and unfinished frames
-time out, and part of the connection cap is kept for people who play."""
+"""Nobody holds a place for ever: idle connections outside a table, players silent on
+their turn and unfinished frames time out, and part of the connection cap is kept for
+people who play."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rummy.protocol import (
     Hello,
     Ping,
     Pong,
+    TableOptions,
     Watch,
     Watching,
     Welcome,
@@ -20,7 +22,7 @@ from rummy.protocol import (
 )
 from rummy.server import start_server
 
-from .game_helpers import FAST, close_all, connect, table_of_four
+from .game_helpers import FAST, close_all, connect, open_client, play, table_of_four
 
 
 async def fatal(c: Client, code: str) -> Error:
@@ -54,6 +56,45 @@ async def test_a_connection_that_says_nothing_outside_a_table_is_closed() -> Non
             assert isinstance(await c.request(Ping), Pong)
         await close_all([idle, pinging, *players, watcher])
     finally:
+        await server.close()
+
+
+async def test_a_player_silent_while_the_game_waits_for_their_move_is_taken_for_gone() -> None:
+    """A laptop shut mid-game leaves a connection TCP keeps for ever when nothing is
+    sent on it: the table looked on at a player "present" whose turn never came to an
+    end. A player who says something (a ping, as rummy-client does) while thinking
+    stays; one silent for ``turn_silence`` while the game waits for their move is cut
+    off, their chair held as when they drop (a stand-in plays it here), and their
+    token brings them back."""
+    server = await start_server(**{**FAST, "turn_silence": 0.5})
+    players, tokens, table_id = await table_of_four(
+        server, names=("Ann", "Bob"), bots=2, options=TableOptions(on_drop="bot")
+    )
+    ann, bob = players
+    bob_plays = asyncio.create_task(play(bob))
+    try:
+        await ann.until(lambda c: c.view is not None and c.view.my_turn)
+        assert ann.view is not None
+        seat, moves = ann.view.seat, ann.game.moves if ann.game else -1
+        for _ in range(12):  # 1.2 s of thinking aloud: over twice the limit
+            assert isinstance(await ann.request(Ping), Pong)
+            await asyncio.sleep(0.1)
+        assert not ann.closed and ann.view.my_turn
+        e = await fatal(ann, errors.SILENT_TURN)  # now silent
+        assert "0.5 s" in e.text and "held" in e.text
+        assert server.stats[errors.SILENT_TURN] == 1  # Bob, who plays his turns, never
+        await bob.until(lambda c: c.table is not None and not c.table.chairs[0].present)
+        # The stand-in ended the turn the game had waited on.
+        await bob.until(lambda c: c.game is not None and c.game.moves > moves and c.view.current != seat)
+        back = await open_client(server)
+        welcome = await back.request(Hello, version=PROTOCOL_VERSION, name="Ann", token=tokens[0])
+        assert isinstance(welcome, Welcome) and (welcome.table_id, welcome.chair) == (table_id, 0)
+        assert welcome.turn_silence == 0.5  # the pace a client keeps to (rummy-client: a third)
+        await bob.until(lambda c: c.table is not None and c.table.chairs[0].present)
+        await close_all([back])
+    finally:
+        bob_plays.cancel()
+        await close_all(players)
         await server.close()
 
 
