@@ -361,7 +361,7 @@ class Session(asyncio.BufferedProtocol):
                 # wakes this timer when it does.
                 due, code, text = now + options.turn_silence / 2, "", ""
         elif place[1] is not None and options.turn_silence:
-            due, code, text = self._turn_deadline(place, now)
+            due, code, text = self._turn_deadline(place[0], place[1], now)
         else:
             due, code, text = now + options.idle_timeout, "", ""  # look again later
         if self._partial_since is not None and self._partial_since + options.frame_timeout < due:
@@ -373,15 +373,15 @@ class Session(asyncio.BufferedProtocol):
             return
         self._watchdog = loop.call_at(max(due, now + 0.001), self._watch)
 
-    def _turn_deadline(self, place: tuple[int, int | None], now: float) -> tuple[float, str, str]:
+    def _turn_deadline(self, table_id: int, chair: int, now: float) -> tuple[float, str, str]:
         """In a chair: when the game waits for this player's move, the connection must
         say something within ``turn_silence`` (of the turn's start or of its last
         request, whichever came later), else it is taken for gone and its chair held,
         as when it drops. Not its turn: look again in half that time, so that a
         silent turn is found out within one and a half ``turn_silence``."""
         limit = self.options.turn_silence
-        table = self.host.lobby.tables.get(place[0])
-        waited = None if table is None or place[1] is None else table.waited(place[1])
+        table = self.host.lobby.tables.get(table_id)
+        waited = None if table is None else table.waited(chair)
         if waited is None:
             return now + limit / 2, "", ""
         silent = min(now - self._heard_at, waited)
