@@ -584,6 +584,20 @@ TALLY = [
 ]
 
 
+async def test_at_80x24_a_long_pair_in_the_tally_keeps_a_space_before_its_record() -> None:
+    """Two 12-column names filled the pair's 27 columns: the game's end read "Bobby
+    Tables & Cyrus the Grwon 1 of 2"."""
+    app = game_end_harness()
+    tally = [TallyLine(players=("Bobby Tables", "Cyrus the Great of Persi"), games=2, won=1, tied=0, points=-9)]
+    app.table.tally = [*tally, TallyLine(players=("Ann", "Dee"), games=2, won=1, tied=0, points=-8)]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        text = screen_text(app)
+        assert "Bobby Tables & Cyrus the Gr won 1 of 2" in text
+        assert "Ann & Dee                   won 1 of 2" in text  # the records in one column
+
+
 async def test_the_game_end_shows_the_running_tally_and_offers_the_replay() -> None:
     """After play again, the game's end shows every game played at the table so far:
     games won by each partnership and the points it scored; w watches the game again."""

@@ -48,7 +48,8 @@ def tally_lines(tally: Sequence[TallyLine]) -> list[Content]:
     for line in tally:
         pair = " & ".join(text.cut(text.clean(name, 24), 12) for name in line.players)
         record = f"won {line.won}" + (f", tied {line.tied}" if line.tied else "") + f" of {line.games}"
-        lines.append(Content.assemble(text.plain(pair, width=27), f"{record:<20}{line.points:>6} points"))
+        # A space after the pair's 27 columns: two 12-column names fill them ("...Grwon 1").
+        lines.append(Content.assemble(text.plain(pair, width=27), f" {record:<20}{line.points:>6} points"))
     return lines
 
 
