@@ -427,6 +427,25 @@ async def test_the_lobby_shows_the_finished_games_own_first(utc: None) -> None:
         assert isinstance(app.screen, LobbyScreen)
 
 
+async def test_at_80x24_the_history_shows_every_total_whole(utc: None) -> None:
+    """Two long names and a total of -210: at 80 columns each name had 7 columns and the
+    row read "Bobby T & Cyrus t -21", a total that was not the game's; the table's name
+    was cut with no mark of it."""
+    app, sent = offline_app()
+    app.clock = lambda: NOW
+    names = ("Bobby Tables", "Anahita", "Cyrus the Great of Persi", "Dee")
+    game = summary(5, True, names, (-210, -207), table_name="Anahita's table 2")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_history(app, pilot)
+        say(app, HistoryPage(id=sent.last().id, games=[game], more=False), History)
+        await eventually(lambda: len(history_rows(app)) == 1, pause=pilot.pause)
+        row = history_rows(app)[0].split(" | ")
+        shown = screen_text(app)
+        assert row[2].startswith("Bobby") and row[2].endswith(" -210") and row[2] in shown
+        assert row[3] == "Anahita & Dee -207" and row[3] in shown
+        assert "Anahita's tab…" in shown
+
+
 async def test_the_history_pages_on_and_says_when_it_is_empty(utc: None) -> None:
     app, sent = offline_app()
     async with app.run_test(size=(100, 32)) as pilot:
@@ -874,5 +893,5 @@ def test_names_in_wide_characters_keep_the_columns() -> None:
     columns = {cell_len(row.split("N–S")[0].split("E–W")[0]) for row in rows}  # where the team starts
     assert len(columns) == 1
     summary_row = summary(3, True, (wide, "Bob", wide, "Dee"), (143, 97))
-    shown = team_text(summary_row, 0, name_width=8)
-    assert shown.plain.endswith(" 143") and cell_len(shown.plain) <= 8 + 3 + 8 + 4
+    shown = team_text(summary_row, 0, width=23)
+    assert shown.plain.endswith(" 143") and cell_len(shown.plain) <= 23

@@ -115,17 +115,6 @@ def chairs_text(info: TableInfo, ascii: bool = False) -> Text:
     return out
 
 
-def _fit(cell: Text, width: int, ascii: bool) -> Text:
-    """A cell of the list within its column, cut with an ellipsis: "..." in ASCII, where
-    the grid's own "…" was the one character outside ASCII on the lobby at 80x24."""
-    if not ascii or cell.cell_len <= width:
-        cell.overflow = "ellipsis"
-        return cell
-    cell.truncate(max(0, width - 3), overflow="crop")
-    cell.append("...")
-    return cell
-
-
 def chairs_words(info: TableInfo, ascii: bool = False) -> Content:
     """Every chair in full, for the chosen table: '1 Bob, 2 Dara (bot), 3 free, 4 Di'."""
     parts: list[Content | str] = []
@@ -269,13 +258,13 @@ class LobbyScreen(Screen[None]):
             name = text.clean(info.name, 40)
             grid.add_row(
                 Text(str(table_id), "bold" if mine else ""),
-                _fit(
+                text.fit_cell(
                     Text(text.to_ascii(name) if self.ascii else name, "bold" if mine else ""),
                     self._widths[1],
                     self.ascii,
                 ),
                 Text(status),
-                _fit(chairs_text(info, self.ascii), self._widths[3], self.ascii),
+                text.fit_cell(chairs_text(info, self.ascii), self._widths[3], self.ascii),
                 Text(options_short(info), "dim"),
                 key=str(table_id),
             )
