@@ -607,8 +607,11 @@ async def test_at_80x24_a_long_pair_in_the_tally_keeps_a_space_before_its_record
     """Two 12-column names filled the pair's 27 columns: the game's end read "Bobby
     Tables & Cyrus the Grwon 1 of 2"."""
     app = game_end_harness()
-    tally = [TallyLine(players=("Bobby Tables", "Cyrus the Great of Persi"), games=2, won=1, tied=0, points=-9)]
-    app.table.tally = [*tally, TallyLine(players=("Ann", "Dee"), games=2, won=1, tied=0, points=-8)]
+    long_pair = ("Bobby Tables", "Cyrus the Great of Persi")
+    app.table.tally = [
+        TallyLine(players=long_pair, games=2, won=1, tied=0, points=-9),
+        TallyLine(players=("Ann", "Dee"), games=2, won=1, tied=0, points=-8),
+    ]
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("1", "2", "3", "m", "y")
         await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
