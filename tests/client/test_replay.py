@@ -13,6 +13,7 @@ from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
+from rummy.client import text
 from rummy.client.app import RummyApp
 from rummy.client.cli import main as client_main
 from rummy.client.messages import LeaveTable, OpenHistory, PlayAgainRequested, PlayMove, ReplayRequested
@@ -159,6 +160,29 @@ async def test_a_side_players_name_shows_whole_before_its_tags(size: tuple[int, 
         head = west.lines(west.content_size.width, west.content_size.height)[0].plain
         assert "West" in head and "Mina" in head
         assert "…" not in head  # not cut: "▶ West  E–W  Mina (bo…"
+
+
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_at_80x24_a_side_players_long_name_goes_before_the_team(ascii: bool) -> None:
+    """Seen in tmux at 80x24: four friends' replay said "North  N–S  Cyrus…" and "South
+    N–S  Bobby…" on the sides. The team goes (the score line and the melds say it) and
+    the name has its room: "Bobby Tables" whole, the longest cut with an ellipsis."""
+    data = json.loads(SERVER_GAME.read_text())
+    data["players"][0] = {"seat": 0, "name": "Bobby Tables", "bot": False}  # South, on Ann's left
+    data["players"][2] = {"seat": 2, "name": "Cyrus the Great of Persi", "bot": False}  # North, right
+    rec = decode_record(json.dumps(data).encode())
+    app = RummyApp(player_name="Ann", replay=rec, replay_title="t", ascii=ascii)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        heads = {}
+        for place in ("west", "east"):
+            panel = app.screen.board.seats[place]
+            heads[place] = panel.lines(panel.content_size.width, panel.content_size.height)[0].plain
+        assert "South" in heads["west"] and "Bobby Tables" in heads["west"]
+        assert "North" in heads["east"] and "Cyrus the" in heads["east"]
+        assert heads["east"].endswith("..." if ascii else "…")
+        assert text.team_name(0, ascii) not in heads["west"] + heads["east"]
 
 
 @pytest.mark.parametrize("ascii", [False, True])
