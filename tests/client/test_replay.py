@@ -902,6 +902,23 @@ async def test_the_local_game_names_no_lobby_at_its_end() -> None:
         assert "The game is over: a for another game, q to quit." in screen_text(app)
 
 
+@pytest.mark.parametrize("ascii", [False, True])
+def test_a_long_name_in_a_deals_hands_ends_in_an_ellipsis(ascii: bool) -> None:
+    """Seen in tmux at 80x24: the deal's hands said "North Cyrus the Grea N–S", a name
+    cut with nothing to say it was."""
+    from rummy.client.model import SeatInfo, Seats
+    from rummy.client.screens.results import deal_breakdown
+
+    names = ("Bobby Tables", "Anahita", "Cyrus the Great of Persi", "Dee")
+    seats = Seats(tuple(SeatInfo(n) for n in names), me=1)
+    hands = (tuple(cards("7h 8h")), (), tuple(cards("Ks")), ())
+    result = DealResult(1, "passes", None, hands, (TeamScore(30, 0, -15, 0), TeamScore(50, 0, -10, 0)))
+    lines = deal_breakdown(result, seats, (0, 0), ascii=ascii).plain.splitlines()
+    north = next(line for line in lines if "North" in line)
+    assert ("Cyrus the G..." if ascii else "Cyrus the Gre…") in north
+    assert any("South Bobby Tables " in line for line in lines)  # a name that fits: whole
+
+
 def test_names_in_wide_characters_keep_the_columns() -> None:
     """A name in Chinese, or with emoji, takes two columns a character: names are cut
     by columns, not characters, so the deal's hands stay in line and each team's total

@@ -68,7 +68,8 @@ def deal_breakdown(
     lines: list[Content] = [head, Content(""), Content.styled("Hands at the end", "bold underline")]
     for seat in range(4):
         hand = result.hands[seat]
-        name = text.plain(seats.name(seat), width=14)
+        # Cut with an ellipsis, so that a cut name reads as cut ("Cyrus the Grea" did not).
+        name = text.fit(text.plain(seats.name(seat)), 14, ascii).truncate(14, pad=True)
         cards = text.cards(sort_cards(hand, order), ascii) if hand else Content.styled("no cards", "dim")
         minus = sum(points(c) for c in hand)
         lines.append(
