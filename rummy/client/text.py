@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.text import Text
 from textual.content import Content
 
 from rummy.engine import SEAT_NAMES, Card, card_text
@@ -39,6 +40,17 @@ def plain(text: str, style: str = "", limit: int = 200, width: int = 0) -> Conte
 def cut(text: str, width: int) -> str:
     """``text`` cut to at most ``width`` columns of the terminal (not characters)."""
     return Content(text).truncate(width).plain.rstrip()
+
+
+def fit_cell(cell: Text, width: int, ascii: bool) -> Text:
+    """A cell of a list (a ``DataTable``) within its column, cut with an ellipsis: "..."
+    in ASCII, where the grid's own "…" was the one character outside ASCII."""
+    if not ascii or cell.cell_len <= width:
+        cell.overflow = "ellipsis"
+        return cell
+    cell.truncate(max(0, width - 3), overflow="crop")
+    cell.append("...")
+    return cell
 
 
 def team_name(team: int, ascii: bool = False) -> str:

@@ -77,7 +77,7 @@ from .record import (
     record_of_game,
     replay_record,
 )
-from .sanitize import CHAT_LIMIT, NAME_LIMIT, TABLE_NAME_LIMIT, sanitize
+from .sanitize import CHAT_LIMIT, NAME_LIMIT, TABLE_NAME_LIMIT, default_table_name, sanitize
 from .wire import (
     EventWire,
     MoveWire,
@@ -155,6 +155,7 @@ __all__ = [
     "address_text",
     "client_decoder",
     "decode_record",
+    "default_table_name",
     "encode",
     "encode_payload",
     "encode_record_file",

@@ -7,12 +7,16 @@ strips the ends and trims to ``limit`` characters. Only the first few times
 ``limit`` characters are looked at, so the work per line is bounded. What is left is safe to put
 on a terminal as plain text. The server applies it to everything a player
 sends before anyone else sees it; a client may apply it again to be sure.
+
+``default_table_name(opener, taken)``: the name a table gets when its opener gives
+none, one that no table in ``taken`` has.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 
 NAME_LIMIT = 24
 TABLE_NAME_LIMIT = 40
@@ -53,3 +57,18 @@ def sanitize(text: str, limit: int) -> str:
         text = "".join(ch if _visible(ch) else "" for ch in text)
     text = _SPACES.sub(" ", text).strip()
     return text[:limit].rstrip()
+
+
+def default_table_name(opener: str, taken: Collection[str]) -> str:
+    """The opener's "Ana's table", or "Ana's table 2", 3... while a table in ``taken`` has it:
+    friends on one login (all "root"), or one player who opened a table before, got
+    lobby rows of the same name and could not tell which to join. The number is last and
+    short, so it shows in the lobby's narrow column for a short name; the client
+    prefills its form with this and the server falls back to it for an empty name."""
+    base = f"{sanitize(opener, NAME_LIMIT)}'s table"
+    # One of the first len(taken) + 1 numbers is free: the loop is bounded by the lobby.
+    for number in range(1, len(taken) + 2):
+        name = base if number == 1 else f"{base} {number}"
+        if name not in taken:
+            return name
+    return base  # not reached: len(taken) + 1 names cannot all be taken

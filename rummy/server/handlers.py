@@ -48,7 +48,7 @@ from ..protocol.messages import (
     Watch,
     Welcome,
 )
-from ..protocol.sanitize import CHAT_LIMIT, NAME_LIMIT, TABLE_NAME_LIMIT, sanitize
+from ..protocol.sanitize import CHAT_LIMIT, NAME_LIMIT, TABLE_NAME_LIMIT, default_table_name, sanitize
 from ..protocol.wire import move_from_wire
 from . import archive
 from .changes import Change
@@ -112,7 +112,8 @@ def handle(s: Connection, msg: ClientMessage, host: Host) -> Awaitable[Any] | No
                 lobby.unsubscribe(s)
         case CreateTable():
             _not_at_table(s, lobby)
-            name = sanitize(msg.name, TABLE_NAME_LIMIT) or f"{s.name}'s table"
+            taken = {t.name for t in lobby.tables.values()}
+            name = sanitize(msg.name, TABLE_NAME_LIMIT) or default_table_name(s.name, taken)
             return lobby.create_table(s, you, name, msg.options, msg.chair, msg.id)
         case Sit(table_id=table_id, chair=chair):
             _not_at_table(s, lobby)

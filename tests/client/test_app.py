@@ -299,6 +299,21 @@ async def test_create_a_table_with_its_options() -> None:
         assert request.chair == 2
 
 
+async def test_the_new_table_form_proposes_a_name_no_listed_table_has() -> None:
+    """Friends on one login (every one "Ann") opened tables without naming them and the
+    lobby listed "Ann's table" twice: the form now proposes "Ann's table 2"."""
+    app, sent = offline_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Lobby(tables=[table_info(1, "Ann's table")]))
+        await pilot.pause()
+        await pilot.press("n")
+        assert isinstance(app.screen, NewTableScreen)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        request = sent.sent[-1]
+        assert isinstance(request, CreateTable) and request.name == "Ann's table 2"
+
+
 async def test_the_new_table_form_moves_row_to_row_with_the_arrows() -> None:
     """Up and down move between the form's rows as tab and shift+tab do (seen in tmux:
     down did nothing, as if the form had one row), and left and right still change

@@ -13,6 +13,7 @@ from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
+from rummy.client import text
 from rummy.client.app import RummyApp
 from rummy.client.cli import main as client_main
 from rummy.client.messages import LeaveTable, OpenHistory, PlayAgainRequested, PlayMove, ReplayRequested
@@ -159,6 +160,29 @@ async def test_a_side_players_name_shows_whole_before_its_tags(size: tuple[int, 
         head = west.lines(west.content_size.width, west.content_size.height)[0].plain
         assert "West" in head and "Mina" in head
         assert "…" not in head  # not cut: "▶ West  E–W  Mina (bo…"
+
+
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_at_80x24_a_side_players_long_name_goes_before_the_team(ascii: bool) -> None:
+    """Seen in tmux at 80x24: four friends' replay said "North  N–S  Cyrus…" and "South
+    N–S  Bobby…" on the sides. The team goes (the score line and the melds say it) and
+    the name has its room: "Bobby Tables" whole, the longest cut with an ellipsis."""
+    data = json.loads(SERVER_GAME.read_text())
+    data["players"][0] = {"seat": 0, "name": "Bobby Tables", "bot": False}  # South, on Ann's left
+    data["players"][2] = {"seat": 2, "name": "Cyrus the Great of Persi", "bot": False}  # North, right
+    rec = decode_record(json.dumps(data).encode())
+    app = RummyApp(player_name="Ann", replay=rec, replay_title="t", ascii=ascii)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        heads = {}
+        for place in ("west", "east"):
+            panel = app.screen.board.seats[place]
+            heads[place] = panel.lines(panel.content_size.width, panel.content_size.height)[0].plain
+        assert "South" in heads["west"] and "Bobby Tables" in heads["west"]
+        assert "North" in heads["east"] and "Cyrus the" in heads["east"]
+        assert heads["east"].endswith("..." if ascii else "…")
+        assert text.team_name(0, ascii) not in heads["west"] + heads["east"]
 
 
 @pytest.mark.parametrize("ascii", [False, True])
@@ -427,6 +451,25 @@ async def test_the_lobby_shows_the_finished_games_own_first(utc: None) -> None:
         assert isinstance(app.screen, LobbyScreen)
 
 
+async def test_at_80x24_the_history_shows_every_total_whole(utc: None) -> None:
+    """Two long names and a total of -210: at 80 columns each name had 7 columns and the
+    row read "Bobby T & Cyrus t -21", a total that was not the game's; the table's name
+    was cut with no mark of it."""
+    app, sent = offline_app()
+    app.clock = lambda: NOW
+    names = ("Bobby Tables", "Anahita", "Cyrus the Great of Persi", "Dee")
+    game = summary(5, True, names, (-210, -207), table_name="Anahita's table 2")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_history(app, pilot)
+        say(app, HistoryPage(id=sent.last().id, games=[game], more=False), History)
+        await eventually(lambda: len(history_rows(app)) == 1, pause=pilot.pause)
+        row = history_rows(app)[0].split(" | ")
+        shown = screen_text(app)
+        assert row[2].startswith("Bobby") and row[2].endswith(" -210") and row[2] in shown
+        assert row[3] == "Anahita & Dee -207" and row[3] in shown
+        assert "Anahita's tab…" in shown
+
+
 async def test_the_history_pages_on_and_says_when_it_is_empty(utc: None) -> None:
     app, sent = offline_app()
     async with app.run_test(size=(100, 32)) as pilot:
@@ -582,6 +625,23 @@ TALLY = [
     TallyLine(players=("Ann", "Cyd"), games=3, won=2, tied=0, points=412),
     TallyLine(players=("Bob", "Dee"), games=3, won=1, tied=0, points=301),
 ]
+
+
+async def test_at_80x24_a_long_pair_in_the_tally_keeps_a_space_before_its_record() -> None:
+    """Two 12-column names filled the pair's 27 columns: the game's end read "Bobby
+    Tables & Cyrus the Grwon 1 of 2"."""
+    app = game_end_harness()
+    long_pair = ("Bobby Tables", "Cyrus the Great of Persi")
+    app.table.tally = [
+        TallyLine(players=long_pair, games=2, won=1, tied=0, points=-9),
+        TallyLine(players=("Ann", "Dee"), games=2, won=1, tied=0, points=-8),
+    ]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        text = screen_text(app)
+        assert "Bobby Tables & Cyrus the Gr won 1 of 2" in text
+        assert "Ann & Dee                   won 1 of 2" in text  # the records in one column
 
 
 async def test_the_game_end_shows_the_running_tally_and_offers_the_replay() -> None:
@@ -842,6 +902,23 @@ async def test_the_local_game_names_no_lobby_at_its_end() -> None:
         assert "The game is over: a for another game, q to quit." in screen_text(app)
 
 
+@pytest.mark.parametrize("ascii", [False, True])
+def test_a_long_name_in_a_deals_hands_ends_in_an_ellipsis(ascii: bool) -> None:
+    """Seen in tmux at 80x24: the deal's hands said "North Cyrus the Grea N–S", a name
+    cut with nothing to say it was."""
+    from rummy.client.model import SeatInfo, Seats
+    from rummy.client.screens.results import deal_breakdown
+
+    names = ("Bobby Tables", "Anahita", "Cyrus the Great of Persi", "Dee")
+    seats = Seats(tuple(SeatInfo(n) for n in names), me=1)
+    hands = (tuple(cards("7h 8h")), (), tuple(cards("Ks")), ())
+    result = DealResult(1, "passes", None, hands, (TeamScore(30, 0, -15, 0), TeamScore(50, 0, -10, 0)))
+    lines = deal_breakdown(result, seats, (0, 0), ascii=ascii).plain.splitlines()
+    north = next(line for line in lines if "North" in line)
+    assert ("Cyrus the G..." if ascii else "Cyrus the Gre…") in north
+    assert any("South Bobby Tables " in line for line in lines)  # a name that fits: whole
+
+
 def test_names_in_wide_characters_keep_the_columns() -> None:
     """A name in Chinese, or with emoji, takes two columns a character: names are cut
     by columns, not characters, so the deal's hands stay in line and each team's total
@@ -860,5 +937,5 @@ def test_names_in_wide_characters_keep_the_columns() -> None:
     columns = {cell_len(row.split("N–S")[0].split("E–W")[0]) for row in rows}  # where the team starts
     assert len(columns) == 1
     summary_row = summary(3, True, (wide, "Bob", wide, "Dee"), (143, 97))
-    shown = team_text(summary_row, 0, name_width=8)
-    assert shown.plain.endswith(" 143") and cell_len(shown.plain) <= 8 + 3 + 8 + 4
+    shown = team_text(summary_row, 0, width=23)
+    assert shown.plain.endswith(" 143") and cell_len(shown.plain) <= 23

@@ -666,6 +666,9 @@ async def test_help_shows_every_key_how_to_play_and_the_rule_book() -> None:
                 assert line[:26].strip() == "", line
         assert "Keys at the table" in screen_text(app)
         assert {"shift+left/right, < >", "1 … 9, 0"} <= key_column
+        # "Leave" is the lobby's l: here b goes back, and l lays off.
+        words = " ".join(line[26:] for line in lines)
+        assert "back to the lobby; your chair is held" in words and "leave" not in words
         await pilot.press("2")
         assert "How to play, in two minutes" in screen_text(app)
         await pilot.press("3")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rummy.protocol import CHAT_LIMIT, NAME_LIMIT, sanitize
+from rummy.protocol import CHAT_LIMIT, NAME_LIMIT, TABLE_NAME_LIMIT, default_table_name, sanitize
 from rummy.protocol.sanitize import LOOK_AHEAD
 
 
@@ -55,3 +55,21 @@ def test_only_the_first_few_times_the_limit_are_looked_at() -> None:
     assert sanitize("ab" * 1000, 10) == "ababababab"
     zalgo = sanitize("Z" + "\u0301" * 1999, CHAT_LIMIT)
     assert zalgo.startswith("Z") and len(zalgo) <= CHAT_LIMIT
+
+
+def test_a_default_table_name_is_the_openers_and_not_one_listed_already() -> None:
+    """Two friends on one login ("root") who opened tables without naming them saw two
+    rows "root's table": the second is "root's table 2", the next one free after that."""
+    assert default_table_name("root", set()) == "root's table"
+    assert default_table_name("root", {"root's table"}) == "root's table 2"
+    assert default_table_name("root", {"root's table", "root's table 2", "Ann's table"}) == "root's table 3"
+    assert default_table_name("root", {"root's table 2"}) == "root's table"
+
+
+def test_a_default_table_name_is_cleaned_and_within_the_limit() -> None:
+    """The opener's name is player input: cleaned as every name is, and the longest
+    name with a number still fits a table name."""
+    assert default_table_name("\x1b[31mEve\x07", set()) == "Eve's table"
+    longest = "x" * NAME_LIMIT
+    taken = {default_table_name(longest, set())}
+    assert len(default_table_name(longest, taken)) <= TABLE_NAME_LIMIT

@@ -88,6 +88,22 @@ async def test_lobby_pauses_while_playing_and_catches_up_after() -> None:
         await server.close()
 
 
+async def test_tables_opened_without_a_name_get_distinct_names() -> None:
+    """Two friends on one login, both "root", open tables without naming them: the
+    lobby listed two "root's table" and nobody could tell which to join."""
+    server = await serve()
+    try:
+        first, second = await connect(server, "root"), await connect(server, "root")
+        one = await first.request(CreateTable, name="")
+        two = await second.request(CreateTable, name="  ")  # only spaces: no name
+        assert isinstance(one, Seated) and isinstance(two, Seated)
+        assert server.table(one.table_id).name == "root's table"
+        assert server.table(two.table_id).name == "root's table 2"
+        await close_all([first, second])
+    finally:
+        await server.close()
+
+
 async def _tables(server: Server, count: int, start_every: int = 0) -> tuple[list[int], list[Client]]:
     """``count`` tables, one owner each, from as many addresses (127.0.0.2...); every
     ``start_every``-th is filled with bots and started (0: none). The ids and owners."""

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -45,22 +46,28 @@ def when_words(moment: float, now: float) -> str:
     return f"{then.tm_mday} {time.strftime('%b %Y', then)}"
 
 
-def column_widths(width: int) -> tuple[int, int, int]:
+def column_widths(width: int) -> tuple[int, int]:
     """The table's and each team's column for a screen ``width`` wide (the rest of the
     room goes to the names: each cell is padded by one column on each side)."""
     room = max(40, width - 8 - WHEN_WIDTH - 2)
     table = max(12, room // 4)
-    return table, (room - table) // 2, max(4, ((room - table) // 2 - 7) // 2)
+    return table, (room - table) // 2
 
 
-def team_text(game: GameSummary, team: int, name_width: int = 8) -> Text:
-    """The two partners of ``team`` (R2.1) and their total; the
-    winners' in bold (R8). Each name is cut to ``name_width`` columns."""
+def team_text(game: GameSummary, team: int, width: int = 23) -> Text:
+    """The two partners of ``team`` (R2.1) and their total, within ``width`` columns; the
+    winners' in bold (R8). The total is whole and the names share what is left: each
+    name had a fixed 7 columns at 80, and "Bobby T & Cyrus t -210" lost the total's 0."""
     names = {p.seat: p.name for p in game.players}
-    pair = " & ".join(text.cut(text.clean(names.get(seat, "?"), 24), name_width) for seat in team_seats(team))
+    first, second = (text.clean(names.get(seat, "?"), 24) for seat in team_seats(team))
+    total = f" {game.totals[team]}"
+    room = max(2, width - len(total) - len(" & "))
+    # A short name leaves its room to its partner's ("Anahita & Dee", not "Anahit & Dee").
+    first_width = min(cell_len(first), max(room // 2, room - cell_len(second)))
+    pair = f"{text.cut(first, first_width)} & {text.cut(second, room - first_width)}"
     style = "bold" if game.winner == team else ""
     out = Text(pair, style)
-    out.append(f" {game.totals[team]}", style or "dim")
+    out.append(total, style or "dim")
     return out
 
 
@@ -83,7 +90,7 @@ class HistoryScreen(Screen[None]):
         self.ascii = ascii
         self.clock = clock
         self.games: list[GameSummary] = []
-        self._widths = (0, 0, 0)
+        self._widths = (0, 0)
         self.more = False
         self.asking = False
 
@@ -110,7 +117,7 @@ class HistoryScreen(Screen[None]):
         if widths == self._widths:
             return
         self._widths = widths
-        table, team, _ = widths
+        table, team = widths
         grid = self.query_one("#history", DataTable)
         grid.clear(columns=True)
         grid.add_column("When", key="when", width=WHEN_WIDTH)
@@ -151,9 +158,9 @@ class HistoryScreen(Screen[None]):
             when = Text.assemble((f"{mark if game.mine else ' '} ", "bold"), when_words(game.finished, now))
             grid.add_row(
                 when,
-                Text(text.clean(game.table_name, 40)),
-                team_text(game, 0, self._widths[2]),
-                team_text(game, 1, self._widths[2]),
+                text.fit_cell(Text(text.clean(game.table_name, 40)), self._widths[0], self.ascii),
+                team_text(game, 0, self._widths[1]),
+                team_text(game, 1, self._widths[1]),
                 key=str(game.game_id),
             )
         if self.games:

@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from rummy.engine import SEAT_NAMES
-from rummy.protocol import BotLevel, ChairInfo, TableInfo
+from rummy.protocol import BotLevel, ChairInfo, TableInfo, default_table_name
 
 from .. import text
 from ..commands import ScreenActions
@@ -258,11 +258,13 @@ class LobbyScreen(Screen[None]):
             name = text.clean(info.name, 40)
             grid.add_row(
                 Text(str(table_id), "bold" if mine else ""),
-                Text(
-                    text.to_ascii(name) if self.ascii else name, "bold" if mine else "", overflow="ellipsis"
+                text.fit_cell(
+                    Text(text.to_ascii(name) if self.ascii else name, "bold" if mine else ""),
+                    self._widths[1],
+                    self.ascii,
                 ),
                 Text(status),
-                chairs_text(info, self.ascii),
+                text.fit_cell(chairs_text(info, self.ascii), self._widths[3], self.ascii),
                 Text(options_short(info), "dim"),
                 key=str(table_id),
             )
@@ -420,8 +422,9 @@ class LobbyScreen(Screen[None]):
     async def action_new_table(self) -> None:
         if not await self._give_up_held_chair():
             return
+        taken = {info.name for info in self.session.tables.values()}
         request = await self.app.push_screen_wait(
-            NewTableScreen(f"{self.player_name}'s table"[:40], self.ascii)
+            NewTableScreen(default_table_name(self.player_name, taken), self.ascii)
         )
         if request is not None:
             self.post_message(request)

@@ -48,7 +48,8 @@ def tally_lines(tally: Sequence[TallyLine]) -> list[Content]:
     for line in tally:
         pair = " & ".join(text.cut(text.clean(name, 24), 12) for name in line.players)
         record = f"won {line.won}" + (f", tied {line.tied}" if line.tied else "") + f" of {line.games}"
-        lines.append(Content.assemble(text.plain(pair, width=27), f"{record:<20}{line.points:>6} points"))
+        # A space after the pair's 27 columns: two 12-column names fill them ("...Grwon 1").
+        lines.append(Content.assemble(text.plain(pair, width=27), f" {record:<20}{line.points:>6} points"))
     return lines
 
 
@@ -67,7 +68,8 @@ def deal_breakdown(
     lines: list[Content] = [head, Content(""), Content.styled("Hands at the end", "bold underline")]
     for seat in range(4):
         hand = result.hands[seat]
-        name = text.plain(seats.name(seat), width=14)
+        # Cut with an ellipsis, so that a cut name reads as cut ("Cyrus the Grea" did not).
+        name = text.fit(text.plain(seats.name(seat)), 14, ascii).truncate(14, pad=True)
         cards = text.cards(sort_cards(hand, order), ascii) if hand else Content.styled("no cards", "dim")
         minus = sum(points(c) for c in hand)
         lines.append(

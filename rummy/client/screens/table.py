@@ -819,7 +819,9 @@ class TableScreen(Screen[None]):
             *(
                 [
                     ("c", "chat (enter sends, escape returns to the hand)"),
-                    ("b", "leave the table, back to the lobby"),
+                    # "Back", not "leave": in the lobby, l leaves a table (gives the chair
+                    # up), and one word for two keys read as if l left here too (it lays off).
+                    ("b", "back to the lobby; your chair is held for you while the game lasts"),
                 ]
                 if self.app_has_lobby  # (the game against bots has neither)
                 else []

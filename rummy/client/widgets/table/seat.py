@@ -199,6 +199,11 @@ class SeatPanel(Widget):
             # Then before "dealer", which goes below ("South  N-S  Min..." at 80 columns).
             head = Content.assemble(where, "  ", name)
             status = Content.assemble(status, ("  " if status.cell_length else "", ""), ("dealer", "dim"))
+        if head.cell_length > width:
+            # Then before the team, which the score line and the melds' headings say, with
+            # one space: at 80x24 a side's panel read "North  N–S  Cyrus…", "South  N–S  Bobby…".
+            arrow = Content.styled(where.plain[:1], "bold")  # the turn's mark, or a space
+            head = Content.assemble(arrow, (f" {SEAT_NAMES[self.seat]}", "bold"), " ", name)
         rows: list[Content] = [text.fit(head, width, look.ascii)]
         room = height - 1 - (1 if status.cell_length else 0)
         per_row = max(1, width // 4)  # a chip is at most three cells, then a space
