@@ -71,6 +71,13 @@ RATE_WAIT = 0.25  # seconds before asking again when rate-limited (an over-rate 
 FIRST_PAUSE = 0.5
 LONGEST_PAUSE = 10.0
 RECONNECT_FOR = 900.0
+# A network cut can leave TCP silent for many minutes: the bot waits for a turn that
+# never comes. So, as rummy-client does, it pings when it has heard nothing for QUIET
+# seconds, and makes the connection anew after DEAD seconds without a word (checked
+# every WATCH_EVERY seconds; time the bot itself spent thinking does not count).
+QUIET = 15.0
+DEAD = 20.0
+WATCH_EVERY = 1.0
 # Fatal errors after which connecting again cannot help (another connection took the
 # chair back with its token; another protocol version; the name refused).
 FINAL = {errors.REPLACED, errors.VERSION, errors.BAD_NAME}
@@ -128,6 +135,7 @@ class Seat:
     client: Client
     chair: int = 0
     token: str | None = None
+    silent: str = ""  # why the watcher gave the connection up, if it did (_watch)
 
 
 async def sit(client: Client, orders: Orders) -> tuple[Seated, TableInfo]:
@@ -160,7 +168,16 @@ async def play(seat: Seat, orders: Orders, out: TextIO) -> list[tuple[int, int, 
     """Play the seat (in ``seat.chair``) until ``orders.games`` games are over; returns
     each game's totals and the bot's team, as ``(ours, theirs, team)``. Stops when
     nobody else is left at the table to start a game. A dropped connection is made
-    anew, the chair taken back with its token (``come_back``)."""
+    anew, the chair taken back with its token (``come_back``), and so is one that
+    stays silent (``_watch``)."""
+    watcher = asyncio.ensure_future(_watch(seat))
+    try:
+        return await _play(seat, orders, out)
+    finally:
+        watcher.cancel()
+
+
+async def _play(seat: Seat, orders: Orders, out: TextIO) -> list[tuple[int, int, int]]:
     results: list[tuple[int, int, int]] = []
     bot: Bot | None = None
     answered = -1
@@ -258,7 +275,7 @@ async def come_back(seat: Seat, orders: Orders, out: TextIO) -> None:
     with a growing pause between tries, for up to ``orders.reconnect_for`` seconds.
     Says so in one line; raises ``BotStopped`` when it cannot come back."""
     lost = seat.client
-    why = _lost_why(lost)
+    why, seat.silent = seat.silent or _lost_why(lost), ""
     told = [e for e in lost.errors if e.fatal]
     if seat.token is None or (told and told[-1].code in FINAL):
         raise closed(lost)
@@ -310,6 +327,31 @@ async def _try_back(seat: Seat, orders: Orders) -> str | None:
     if isinstance(welcome, Error) and welcome.code in FINAL:
         raise BotStopped(f"the server refused it: {welcome.text}")
     return _said(welcome)
+
+
+async def _watch(seat: Seat) -> None:
+    """Ping a connection the server has been silent on for QUIET seconds, and drop it
+    after DEAD (``play`` then comes back on a new one): a network cut can leave TCP
+    silent for many minutes. Time this process spent away from its loop (the bot
+    thinking) is not the server's silence."""
+    loop = asyncio.get_running_loop()
+    last = since = loop.time()
+    pinged = since
+    while True:
+        await asyncio.sleep(WATCH_EVERY)
+        client, now = seat.client, loop.time()
+        if now - last > 3 * WATCH_EVERY:
+            since = now  # (what came meanwhile is read first)
+        last = now
+        if client.closed:
+            continue  # (coming back)
+        heard = max(since, client.heard)
+        if now - heard >= DEAD:
+            seat.silent = f"nothing heard from the server for {now - heard:.0f} s"
+            client.abort()
+        elif now - heard >= QUIET and pinged <= heard:
+            pinged = now
+            client.ping()
 
 
 def _lost_why(client: Client) -> str:

@@ -38,6 +38,7 @@ from rummy.protocol import (
     Welcome,
 )
 from rummy.server import Server, start_server
+from tests.relay import Relay
 from tests.server.game_helpers import FAST, TIMEOUT, play
 from tests.server.test_restart import hello, server_process
 from tests.support import eventually
@@ -444,6 +445,37 @@ async def test_a_server_restarted_under_it_gets_it_back_in_its_chair(tmp_path: P
     said = out.decode().splitlines()
     assert said[0].startswith("game 1: the bot's team ")
     assert said[1].startswith("easy bot leaves the table: its team won ")
+
+
+async def test_a_connection_gone_silent_is_made_anew_and_it_comes_back(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A network cut that leaves TCP silent (here a relay that holds what the server
+    sends): rummy-bot waited for a turn that never came, for as long as the cut
+    lasted. Now it pings when the server is quiet, gives the connection up when
+    nothing comes, and comes back to its chair on a new one, in one line."""
+    monkeypatch.setattr("rummy.netbot.QUIET", 0.3)
+    monkeypatch.setattr("rummy.netbot.DEAD", 1.0)
+    monkeypatch.setattr("rummy.netbot.WATCH_EVERY", 0.1)
+    relay = await Relay("127.0.0.1", server.port).start()
+    ann, table_id = await ann_at_a_table(server)
+    out = io.StringIO()
+    bot = asyncio.create_task(run(dataclasses.replace(orders(server, table_id), port=relay.port), out))
+    await eventually(lambda: " sits in chair 2 " in out.getvalue())
+    assert isinstance(await ann.request(Start), Ok)
+    await asyncio.wait_for(play(ann, stop_after=12), TIMEOUT)
+    relay.stall()
+    await asyncio.wait_for(asyncio.gather(play(ann), bot), TIMEOUT * 3)  # (the game waits for the bot)
+    said = out.getvalue().splitlines()
+    assert re.fullmatch(
+        rf"nothing heard from the server for \d+ s; back in chair 2 of table {table_id} with its seat token"
+        r" after \d+\.\d s",
+        said[1],
+    ), said
+    assert said[2].startswith("game 1: the bot's team ")
+    assert said[3].startswith("normal bot leaves the table: its team won ")
+    await ann.close()
+    await relay.close()
 
 
 def rummy_bot(*options: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
