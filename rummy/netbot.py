@@ -231,8 +231,11 @@ async def _play(seat: Seat, orders: Orders, out: TextIO) -> list[tuple[int, int,
             if view.phase == "deal_over":
                 await _answer(client, Ready)
                 continue
-        except ConnectionError:
-            continue  # come back, and answer again
+        except (ConnectionError, TimeoutError):
+            # Dropped: come back, and answer again. Unanswered (a network cut that
+            # stalls the connection): wait on, the watcher gives it up (it was a
+            # traceback, and the chair left held "away").
+            continue
         if bot is None:  # one bot a game, as a seated bot: its memory is of this game
             bot = make_player(orders.bot, random.Random(f"{orders.seed}/{game_number}"))
         began = time.monotonic()
@@ -257,8 +260,8 @@ async def _play(seat: Seat, orders: Orders, out: TextIO) -> list[tuple[int, int,
             raise BotStopped(_misplayed(orders, view, move, unfit))
         try:
             reply = await _unhurried(partial(client.move, move, after=game.moves))
-        except ConnectionError:
-            continue  # come back; the server's view then shows whether the move was made
+        except (ConnectionError, TimeoutError):  # (as for an answer above)
+            continue  # the server's view then shows whether the move was made
         if isinstance(reply, Error) and reply.code in (errors.STALE, errors.NOT_PLAYING):
             # The game moved on as the bot thought: the turn timer played its turn (even
             # the game's last move: not-playing). Said once, or the author sees a bot that

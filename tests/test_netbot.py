@@ -13,12 +13,14 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from rummy.engine import Move, PlayerView
+from rummy.engine.bots import HeuristicBot
 from rummy.net import Client
 from rummy.netbot import BotStopped, Orders, parse_orders, run, say
 from rummy.protocol import (
@@ -474,6 +476,46 @@ async def test_a_connection_gone_silent_is_made_anew_and_it_comes_back(
     ), said
     assert said[2].startswith("game 1: the bot's team ")
     assert said[3].startswith("normal bot leaves the table: its team won ")
+    await ann.close()
+    await relay.close()
+
+
+class Cut(HeuristicBot):
+    """A heuristic bot whose network is cut (``cut()``) as it sends its first move."""
+
+    cut: Callable[[], None] = staticmethod(lambda: None)
+
+    def choose(self, view: PlayerView) -> Move:
+        Cut.cut()
+        Cut.cut = staticmethod(lambda: None)
+        return super().choose(view)
+
+
+async def test_a_move_left_unanswered_by_a_cut_network_is_no_traceback(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The network cut as the bot sent its move: the answer never came, and rummy-bot
+    ended in a traceback (TimeoutError) after 10 s, its chair held "away". Now it
+    waits on, gives the silent connection up and comes back to its chair."""
+    monkeypatch.setattr("rummy.netbot.QUIET", 0.3)
+    monkeypatch.setattr("rummy.netbot.DEAD", 12.0)  # (after the move's 10 s without an answer)
+    monkeypatch.setattr("rummy.netbot.WATCH_EVERY", 0.1)
+    relay = await Relay("127.0.0.1", server.port).start()
+    monkeypatch.setattr(Cut, "cut", staticmethod(relay.stall))
+    ann, table_id = await ann_at_a_table(server)
+    out = io.StringIO()
+    cut = dataclasses.replace(orders(server, table_id, "tests.test_netbot:Cut"), port=relay.port)
+    bot = asyncio.create_task(run(cut, out))
+    await eventually(lambda: " sits in chair 2 " in out.getvalue())
+    assert isinstance(await ann.request(Start), Ok)
+    await asyncio.wait_for(asyncio.gather(play(ann), bot), TIMEOUT * 3)
+    said = out.getvalue().splitlines()
+    assert re.fullmatch(
+        rf"nothing heard from the server for 1\d s; back in chair 2 of table {table_id} with its seat token"
+        r" after \d+\.\d s",
+        said[1],
+    ), said
+    assert said[2].startswith("game 1: the bot's team ")
     await ann.close()
     await relay.close()
 
