@@ -480,6 +480,33 @@ async def test_a_connection_gone_silent_is_made_anew_and_it_comes_back(
     await relay.close()
 
 
+async def test_back_at_a_server_that_no_longer_holds_its_chair_it_says_so(tmp_path: Path) -> None:
+    """The server came back without its table (here: started on another database):
+    its token is refused, and it says so in one line (exit 1), not trying on."""
+    async with server_process(tmp_path / "first.db") as (first, port):
+        ann, _ = await hello(port, "Ann")
+        seated = await ann.request(CreateTable, name="Ann's", options=TableOptions())
+        assert isinstance(seated, Seated)
+        bot = await rummy_bot_process(port, seated.table_id, "--bot", "easy")
+        try:
+            assert bot.stdout is not None
+            assert b" sits in chair 2 " in await asyncio.wait_for(bot.stdout.readline(), TIMEOUT)
+            first.kill()
+            await first.wait()
+            await ann.close()
+            async with server_process(tmp_path / "other.db", port=port):
+                _, err = await asyncio.wait_for(bot.communicate(), TIMEOUT)
+        finally:
+            if bot.returncode is None:
+                bot.kill()
+                await bot.wait()
+    assert bot.returncode == 1
+    assert err.decode() == (
+        f"rummy-bot: the server no longer holds chair 2 of table {seated.table_id} for it"
+        " (it refused the seat token)\n"
+    )
+
+
 class Cut(HeuristicBot):
     """A heuristic bot whose network is cut (``cut()``) as it sends its first move."""
 
