@@ -14,6 +14,10 @@ like any client (docs/PROTOCOL.md), so a move the rules refuse is the server's
 refusal: the bot's author gets it in one line, and the exit status is 1. A bot that
 raises is told as in ``rummy-sim`` (its traceback, then one line), and so is ctrl+c
 while it thinks (exit 130); either way it leaves its chair.
+
+It keeps its seat token: when the connection drops (the server restarted, a network
+cut) it connects again and takes its chair back with it, as a person's client does,
+and says so in one line; it gives up after ``RECONNECT_FOR``.
 """
 
 from __future__ import annotations
@@ -60,6 +64,23 @@ from .sim import BotInterrupted, BotRaised, ask, make_player, move_shown
 STARTED_WITHIN = 3.0  # seconds for the lobby to list the table asked for
 LEAVE_WITHIN = 2.0  # seconds for the server to answer a leave when the bot is stopped
 RATE_WAIT = 0.25  # seconds before asking again when rate-limited (an over-rate connection is read so often)
+# A dropped connection is made anew with a growing pause, as rummy-client does. After
+# RECONNECT_FOR seconds it gives up: by then a game whose players were all away has
+# been closed by the server (docs/PROTOCOL.md, 15 minutes), and an author's run that
+# waits on forever for a server that is gone tells them nothing.
+FIRST_PAUSE = 0.5
+LONGEST_PAUSE = 10.0
+RECONNECT_FOR = 900.0
+# A network cut can leave TCP silent for many minutes: the bot waits for a turn that
+# never comes. So, as rummy-client does, it pings when it has heard nothing for QUIET
+# seconds, and makes the connection anew after DEAD seconds without a word (checked
+# every WATCH_EVERY seconds; time the bot itself spent thinking does not count).
+QUIET = 15.0
+DEAD = 20.0
+WATCH_EVERY = 1.0
+# Fatal errors after which connecting again cannot help (another connection took the
+# chair back with its token; another protocol version; the name refused).
+FINAL = {errors.REPLACED, errors.VERSION, errors.BAD_NAME}
 
 
 class BotStopped(Exception):
@@ -84,6 +105,7 @@ class Orders:
     name: str
     games: int
     seed: int
+    reconnect_for: float = RECONNECT_FOR  # seconds of trying to come back after a drop
 
 
 def free_chair(table: TableInfo, chair: int | None, taken: Collection[int] = ()) -> int:
@@ -105,8 +127,19 @@ def _chairs(free: list[int]) -> str:
     return ", ".join(str(c + 1) for c in free) or "none"
 
 
-async def sit(client: Client, orders: Orders) -> tuple[int, TableInfo]:
-    """Say hello and sit at the table; returns the chair and the table as it was."""
+@dataclass(slots=True)
+class Seat:
+    """The bot's chair on the server: the connection it plays on now, and the token
+    that takes the chair back on a new one."""
+
+    client: Client
+    chair: int = 0
+    token: str | None = None
+    silent: str = ""  # why the watcher gave the connection up, if it did (_watch)
+
+
+async def sit(client: Client, orders: Orders) -> tuple[Seated, TableInfo]:
+    """Say hello and sit at the table; returns where it sat and the table as it was."""
     welcome = await client.request(Hello, version=PROTOCOL_VERSION, name=orders.name, lobby=True)
     if not isinstance(welcome, Welcome):
         raise BotStopped(f"the server refused the name {orders.name!r}: {_said(welcome)}")
@@ -125,21 +158,34 @@ async def sit(client: Client, orders: Orders) -> tuple[int, TableInfo]:
         chair = free_chair(table, orders.chair, taken)
         seated = await _unhurried(partial(client.request, Sit, table_id=orders.table_id, chair=chair))
         if isinstance(seated, Seated):
-            return chair, table
+            return seated, table
         if orders.chair is not None or not (isinstance(seated, Error) and seated.code == errors.CHAIR_TAKEN):
             raise BotStopped(f"cannot sit at table {orders.table_id}: {_said(seated)}")
         taken.add(chair)
 
 
-async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[tuple[int, int, int]]:
-    """Play the seat (in ``chair``) until ``orders.games`` games are over; returns each
-    game's totals and the bot's team, as ``(ours, theirs, team)``. Stops when nobody
-    else is left at the table to start a game."""
+async def play(seat: Seat, orders: Orders, out: TextIO) -> list[tuple[int, int, int]]:
+    """Play the seat (in ``seat.chair``) until ``orders.games`` games are over; returns
+    each game's totals and the bot's team, as ``(ours, theirs, team)``. Stops when
+    nobody else is left at the table to start a game. A dropped connection is made
+    anew, the chair taken back with its token (``come_back``), and so is one that
+    stays silent (``_watch``)."""
+    watcher = asyncio.ensure_future(_watch(seat))
+    try:
+        return await _play(seat, orders, out)
+    finally:
+        watcher.cancel()
+
+
+async def _play(seat: Seat, orders: Orders, out: TextIO) -> list[tuple[int, int, int]]:
     results: list[tuple[int, int, int]] = []
     bot: Bot | None = None
     answered = -1
     slow_said = False  # the author was told the turn timer plays for a slow bot
+    chair = seat.chair
+    client = seat.client
     game_number = (client.table.games if client.table is not None else 0) + 1
+    recorded = 0  # the last game whose result is in results (seen again after a drop)
 
     def alone(c: Client) -> bool:
         """Nobody but the bot left at a table with no game on: none will start."""
@@ -156,41 +202,53 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
         return c.game.moves != answered and (c.view.my_turn or c.view.phase in ("deal_over", "game_over"))
 
     while True:
+        client = seat.client
         # A table waits for its creator as long as it likes: no time limit here.
-        await client.until(lambda c: c.closed or my_cue(c) or alone(c), None)
+        with contextlib.suppress(ConnectionError):  # (closed: come back, below)
+            await client.until(lambda c: c.closed or my_cue(c) or alone(c), None)
         if client.closed:
-            raise closed(client)
+            await come_back(seat, orders, out)
+            answered = -1  # what was sent may not have arrived: the server's view tells
+            continue
         if not my_cue(client):
             raise BotStopped(f"everyone else left table {orders.table_id}: no game will start")
         game, view = client.game, client.view
         assert game is not None and view is not None and view.seat is not None
         answered = game.moves
-        if view.phase == "game_over":
-            ours, theirs = _totals(view)
-            results.append((ours, theirs, team_of(view.seat)))
-            say(_game_line(len(results), ours, theirs), out)
-            if len(results) >= orders.games:
-                return results
-            await _answer(client, PlayAgain)
-            game_number += 1
-            bot = None
-            continue
-        if view.phase == "deal_over":
-            await _answer(client, Ready)
+        try:
+            if view.phase == "game_over":
+                if recorded != game_number:
+                    recorded = game_number
+                    ours, theirs = _totals(view)
+                    results.append((ours, theirs, team_of(view.seat)))
+                    say(_game_line(len(results), ours, theirs), out)
+                if len(results) >= orders.games:
+                    return results
+                await _answer(client, PlayAgain)
+                game_number += 1
+                bot = None
+                continue
+            if view.phase == "deal_over":
+                await _answer(client, Ready)
+                continue
+        except (ConnectionError, TimeoutError):
+            # Dropped: come back, and answer again. Unanswered (a network cut that
+            # stalls the connection): wait on, the watcher gives it up (it was a
+            # traceback, and the chair left held "away").
             continue
         if bot is None:  # one bot a game, as a seated bot: its memory is of this game
             bot = make_player(orders.bot, random.Random(f"{orders.seed}/{game_number}"))
         began = time.monotonic()
-        seat = SEAT_NAMES[view.seat]
+        seat_name = SEAT_NAMES[view.seat]
         try:
             move = _ask_interruptibly(bot, view)
         except BotRaised as error:  # stopped as for a refused move: its chair is left free
             raise BotStopped(
-                f"the bot {orders.bot} ({seat}) raised {error.what} in deal {view.deal}", error.details
+                f"the bot {orders.bot} ({seat_name}) raised {error.what} in deal {view.deal}", error.details
             ) from None
         except BotInterrupted as stop:  # ctrl+c: it leaves its chair as when stopped waiting
             raise BotStopped(
-                f"stopped while the bot {orders.bot} ({seat}) had been choosing for"
+                f"stopped while the bot {orders.bot} ({seat_name}) had been choosing for"
                 f" {time.monotonic() - began:.1f} s, in deal {view.deal}",
                 stop.details,
                 interrupted=True,
@@ -200,7 +258,10 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
         unfit = _unfit(move)
         if unfit is not None:
             raise BotStopped(_misplayed(orders, view, move, unfit))
-        reply = await _unhurried(partial(client.move, move, after=game.moves))
+        try:
+            reply = await _unhurried(partial(client.move, move, after=game.moves))
+        except (ConnectionError, TimeoutError):  # (as for an answer above)
+            continue  # the server's view then shows whether the move was made
         if isinstance(reply, Error) and reply.code in (errors.STALE, errors.NOT_PLAYING):
             # The game moved on as the bot thought: the turn timer played its turn (even
             # the game's last move: not-playing). Said once, or the author sees a bot that
@@ -210,6 +271,96 @@ async def play(client: Client, orders: Orders, chair: int, out: TextIO) -> list[
             continue  # wait for the news
         if not isinstance(reply, Ok):
             raise BotStopped(_misplayed(orders, view, move, reply))
+
+
+async def come_back(seat: Seat, orders: Orders, out: TextIO) -> None:
+    """The connection dropped: connect again and take the chair back with its token,
+    with a growing pause between tries, for up to ``orders.reconnect_for`` seconds.
+    Says so in one line; raises ``BotStopped`` when it cannot come back."""
+    lost = seat.client
+    why, seat.silent = seat.silent or _lost_why(lost), ""
+    told = [e for e in lost.errors if e.fatal]
+    if seat.token is None or (told and told[-1].code in FINAL):
+        raise closed(lost)
+    await lost.close()
+    where = f"chair {seat.chair + 1} of table {orders.table_id}"
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    pause = FIRST_PAUSE
+    while True:
+        reason = await _try_back(seat, orders)
+        if reason is None:
+            say(f"{why}; back in {where} with its seat token after {loop.time() - began:.1f} s", out)
+            return
+        if loop.time() - began + pause > orders.reconnect_for:
+            raise BotStopped(
+                f"{why}; it could not come back to {where} in {orders.reconnect_for:g} s: {reason}"
+            )
+        await asyncio.sleep(pause)
+        pause = min(pause * 2, LONGEST_PAUSE)
+
+
+async def _try_back(seat: Seat, orders: Orders) -> str | None:
+    """One try at taking the chair back: None when the bot is back in it (``seat.client``
+    the new connection), else why not. Raises ``BotStopped`` when the server says it
+    will never be (the token refused: the chair is no longer held for it)."""
+    try:
+        client = await Client.connect(orders.host, orders.port, keep_received=False)
+    except OSError as error:
+        return why_not_reached(error)
+    try:
+        welcome = await client.request(
+            Hello, version=PROTOCOL_VERSION, name=orders.name, token=seat.token, lobby=False
+        )
+    except (ConnectionError, TimeoutError):
+        await client.close()
+        return "the server closed the connection"
+    except asyncio.CancelledError:  # (stopped by its author as it comes back)
+        await client.close()
+        raise
+    if isinstance(welcome, Welcome) and welcome.table_id == orders.table_id and welcome.chair == seat.chair:
+        seat.client = client
+        return None
+    await client.close()
+    if isinstance(welcome, Welcome):  # token_refused: its table closed, or its chair was freed
+        raise BotStopped(
+            f"the server no longer holds chair {seat.chair + 1} of table {orders.table_id} for it"
+            " (it refused the seat token)"
+        )
+    if isinstance(welcome, Error) and welcome.code in FINAL:
+        raise BotStopped(f"the server refused it: {welcome.text}")
+    return _said(welcome)
+
+
+async def _watch(seat: Seat) -> None:
+    """Ping a connection the server has been silent on for QUIET seconds, and drop it
+    after DEAD (``play`` then comes back on a new one): a network cut can leave TCP
+    silent for many minutes. Time this process spent away from its loop (the bot
+    thinking) is not the server's silence."""
+    loop = asyncio.get_running_loop()
+    last = since = loop.time()
+    pinged = since
+    while True:
+        await asyncio.sleep(WATCH_EVERY)
+        client, now = seat.client, loop.time()
+        if now - last > 3 * WATCH_EVERY:
+            since = now  # (what came meanwhile is read first)
+        last = now
+        if client.closed:
+            continue  # (coming back)
+        heard = max(since, client.heard)
+        if now - heard >= DEAD:
+            seat.silent = f"nothing heard from the server for {now - heard:.0f} s"
+            client.abort()
+        elif now - heard >= QUIET and pinged <= heard:
+            pinged = now
+            client.ping()
+
+
+def _lost_why(client: Client) -> str:
+    """How the connection ended, in a few words: the server's reason if it gave one."""
+    told = [e.text for e in client.errors if e.fatal]
+    return "the server closed the connection" + (f" ({told[-1]})" if told else "")
 
 
 def _ask_interruptibly(bot: Bot, view: PlayerView) -> object:
@@ -312,34 +463,37 @@ async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
     except OSError as error:
         where = address_text(orders.host, orders.port)
         raise BotStopped(f"cannot reach {where}: {why_not_reached(error)}") from None
+    seat = Seat(client)
     try:
         try:
-            chair, table = await sit(client, orders)
+            seated, table = await sit(client, orders)
+            seat.chair, seat.token = seated.chair, seated.token
             who = orders.name if orders.bot in orders.name else f"{orders.name} ({orders.bot})"
             say(
-                f"{who} sits in chair {chair + 1} of table {orders.table_id} ({table.name}); "
+                f"{who} sits in chair {seat.chair + 1} of table {orders.table_id} ({table.name}); "
                 "it plays once the table's creator starts the game.",
                 out,
             )
-            results = await play(client, orders, chair, out)
+            results = await play(seat, orders, out)
         except (BotStopped, asyncio.CancelledError):
             # It stops before its games are done, of its own accord (everyone else left, a
             # move refused) or stopped by its author (ctrl+c, even as its chair is given):
             # it leaves its chair as at the end. Gone without a word, it was held "away"
-            # for a token nobody would bring back (rummy-bot keeps none): a chair the
+            # for a token nobody would bring back (it ends with the process): a chair the
             # table's creator could not free, at a table kept open with nobody else at it.
+            client = seat.client
             if not client.closed:
                 with contextlib.suppress(ConnectionError, TimeoutError):
                     await _unhurried(lambda: client.request(Leave, timeout=LEAVE_WITHIN))
             raise
         with contextlib.suppress(ConnectionError, TimeoutError):
-            await _unhurried(lambda: client.request(Leave))
+            await _unhurried(lambda: seat.client.request(Leave))
         won = sum(ours > theirs for ours, theirs, _ in results)
         say(f"{orders.name} leaves the table: its team won {won} of {len(results)}.", out)
     except ConnectionError:
-        raise closed(client) from None
+        raise closed(seat.client) from None
     finally:
-        await client.close()
+        await seat.client.close()
 
 
 def parse_orders(argv: list[str] | None, make: Callable[[str], object] = lambda spec: None) -> Orders:
@@ -384,7 +538,7 @@ def parse_orders(argv: list[str] | None, make: Callable[[str], object] = lambda 
 async def run_until_terminated(orders: Orders) -> None:
     """``run``, with SIGTERM (``kill``, a service manager's stop) ending it as ctrl+c
     does: it leaves its chair. Left to Python, SIGTERM ended the process on the spot,
-    and the chair stayed held "away" for a token rummy-bot never keeps."""
+    and the chair stayed held "away" for a token that ended with the process."""
     task = asyncio.current_task()
     assert task is not None
     with contextlib.suppress(NotImplementedError):  # (no such signal handlers on Windows)

@@ -16,7 +16,9 @@ A bot author's own bot plays as ``MODULE:NAME`` (``--bots mybot:GreedyBot,hard``
 with a ``random.Random`` to make the bot, as docs/ENGINE.md's example bot is. A move
 the rules refuse stops the run with one line that names the bot, the move and why; a
 bot that raises, with its own traceback and one line that names the bot, the error and
-the line of the author's file it came from (ctrl+c as it thinks, likewise).
+the line of the author's file it came from (ctrl+c as it thinks, likewise). Ctrl+C
+shows the results of the games finished until then, how many of the games asked for
+they are, and the seed that plays them again.
 
 Win rates come with a 95% confidence interval: the mean plus or minus 1.96
 standard errors, the standard error taken from the spread of the duplicate pairs
@@ -86,6 +88,7 @@ class BotRaised(Exception):
 
 
 _OURS = str(Path(__file__).resolve().parent)
+BATCH_MOST = 20  # games a --jobs process plays before its results are counted
 
 
 def raised(error: BaseException) -> str:
@@ -490,8 +493,10 @@ def _outcomes(
         for i in range(games):
             yield _play_games(seed, names, i, 1, budget)
         return
-    # Small batches of whole pairs keep every process busy to the end.
-    batch = max(2, 2 * (games // (jobs * 32)))
+    # Small batches of whole pairs keep every process busy to the end; and a batch is
+    # counted only once whole and in order, so a large one (624 games of 20,000 on 2
+    # jobs) left nothing to show when ctrl+c stopped the run.
+    batch = min(BATCH_MOST, max(2, 2 * (games // (jobs * 32))))
     starts = list(range(0, games, batch))
     counts = [min(batch, games - start) for start in starts]
     context = multiprocessing.get_context("spawn")  # no fork of a process with threads (the progress bar)
@@ -508,25 +513,29 @@ def simulate(
     jobs: int = 1,
     budget: Budget | None = None,
     save: Path | None = None,
+    into: SimResult | None = None,
 ) -> SimResult:
     """Play ``games`` games on ``jobs`` processes (the same results on any number);
     ``progress(done)`` is called as games finish. With ``save``, each game is written
-    there as a record file."""
+    there as a record file. ``into``: the result to fill as games finish, so that a
+    caller stopped by ctrl+c still has the games played until then."""
     even, odd = lineups(names)
     pairs = even != odd
-    result = SimResult(seed, list(names))
+    result = into if into is not None else SimResult(seed, list(names))
     start = time.perf_counter()
-    for batch in _outcomes(games, seed, names, jobs, budget):
-        for outcome in batch:
-            result.add(outcome)
-            if save is not None:
-                save_game(save, result.games, outcome, seed)
-            if not pairs or result.games % 2 == 0:
-                result.close_sample()
-        if progress is not None:
-            progress(result.games)
-    result.close_sample()
-    result.seconds = time.perf_counter() - start
+    try:
+        for batch in _outcomes(games, seed, names, jobs, budget):
+            for outcome in batch:
+                result.add(outcome)
+                if save is not None:
+                    save_game(save, result.games, outcome, seed)
+                if not pairs or result.games % 2 == 0:
+                    result.close_sample()
+            if progress is not None:
+                progress(result.games)
+    finally:  # (stopped too: the games finished are a result of their own)
+        result.close_sample()
+        result.seconds = time.perf_counter() - start
     return result
 
 
@@ -631,6 +640,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     names: list[str] = args.bots
     budget = None if args.iterations is None else Budget(args.iterations)
     save: Path | None = args.save
+    result = SimResult(seed, list(names))  # filled as games finish: ctrl+c shows what was played
     if save is not None:
         try:
             save.mkdir(parents=True, exist_ok=True)
@@ -643,22 +653,40 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             with Progress(console=Console(stderr=True), transient=True) as bar:
                 task = bar.add_task("playing", total=games)
-                result = simulate(
-                    games, seed, names, lambda done: bar.update(task, completed=done), args.jobs, budget, save
+                simulate(
+                    games,
+                    seed,
+                    names,
+                    lambda done: bar.update(task, completed=done),
+                    args.jobs,
+                    budget,
+                    save,
+                    into=result,
                 )
         else:
-            result = simulate(games, seed, names, jobs=args.jobs, budget=budget, save=save)
+            simulate(games, seed, names, jobs=args.jobs, budget=budget, save=save, into=result)
     except BotMisplayed as error:
         print(error.details, end="", file=sys.stderr)  # the bot's traceback, when it raised
         print(f"rummy-sim: {error} (--seed {seed} plays the same games again)", file=sys.stderr)
         return 1
     except KeyboardInterrupt as stop:  # ctrl+c: no traceback through the run, only the bot's
+        # What an author needs to go on: the games finished so far and their results (on
+        # one process or on --jobs N alike: under --jobs it said only "stopped"), and
+        # the seed that plays them again.
+        where = ""
         if isinstance(stop, BotInterrupted) and stop.line:
             print(stop.details, end="", file=sys.stderr)
-            again = f"(--seed {seed} plays the same games again)"
-            print(f"rummy-sim: stopped {stop.line} {again}", file=sys.stderr)
-        else:
-            print("rummy-sim: stopped", file=sys.stderr)
+            where = f"{stop.line}, "
+        done = result.games
+        if done:
+            print(report(result))
+            if args.json:
+                print(json.dumps(result.as_dict(), sort_keys=True))
+        those = f"; the results above are of those {done}" if done else ""
+        again = f"--seed {seed} plays the same games again"
+        again += f", --games {done} these {done}" if done else ""
+        finished = f"with {done} of {games} games finished{those}"
+        print(f"rummy-sim: stopped {where}{finished} ({again})", file=sys.stderr)
         return 130
     print(report(result))
     if save is not None:

@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import io
 import re
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from rummy.engine import Move, PlayerView
+from rummy.engine.bots import HeuristicBot
 from rummy.net import Client
 from rummy.netbot import BotStopped, Orders, parse_orders, run, say
 from rummy.protocol import (
@@ -37,7 +40,9 @@ from rummy.protocol import (
     Welcome,
 )
 from rummy.server import Server, start_server
+from tests.relay import Relay
 from tests.server.game_helpers import FAST, TIMEOUT, play
+from tests.server.test_restart import hello, server_process
 from tests.support import eventually
 from tests.test_sim import GREEDY
 
@@ -243,10 +248,15 @@ async def test_a_server_that_stops_is_named_with_its_reason_and_its_words_are_pl
     terminal as plain text, its escape codes left out."""
     server = await start_server(host="127.0.0.1", port=0, db_path=None, **FAST)
     ann, table_id = await ann_at_a_table(server)
-    waiting = asyncio.create_task(run(orders(server, table_id), io.StringIO()))
+    at_once = dataclasses.replace(orders(server, table_id), reconnect_for=0)  # (one try to come back)
+    waiting = asyncio.create_task(run(at_once, io.StringIO()))
     await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
     await server.close()
-    with pytest.raises(BotStopped, match=r"the server closed the connection: The server is shutting down\."):
+    with pytest.raises(
+        BotStopped,
+        match=r"the server closed the connection \(The server is shutting down\.\); it could not come back"
+        rf" to chair 2 of table {table_id} in 0 s: nobody is listening there",
+    ):
         await asyncio.wait_for(waiting, TIMEOUT)
     await ann.close()
     out = io.StringIO()
@@ -379,17 +389,162 @@ async def test_one_ctrl_c_stops_a_bot_that_never_answers(server: Server, tmp_pat
 
 
 async def rummy_bot_process(
-    server: Server, table_id: int, *options: str, cwd: Path | None = None
+    server: Server | int, table_id: int, *options: str, cwd: Path | None = None
 ) -> asyncio.subprocess.Process:
-    """``rummy-bot`` at ``server``'s table ``table_id``, a process of its own (to be
-    signalled, or to keep its bot's sleeps off the test's loop), its output piped."""
+    """``rummy-bot`` at ``server``'s table ``table_id`` (``server``: or a server's port),
+    a process of its own (to be signalled, or to keep its bot's sleeps off the test's
+    loop), its output piped."""
+    port = server if isinstance(server, int) else server.port
     return await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "rummy.netbot", f"127.0.0.1:{server.port}", "--table", str(table_id)),
+        *(sys.executable, "-m", "rummy.netbot", f"127.0.0.1:{port}", "--table", str(table_id)),
         *options,
         cwd=cwd,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
+
+
+async def test_a_server_restarted_under_it_gets_it_back_in_its_chair(tmp_path: Path) -> None:
+    """The server restarted mid-game on the same database (a real process, stopped and
+    started again on its port): rummy-bot kept no seat token and stopped, "the server
+    closed the connection", its chair held "away" for a token nobody had. Now it comes
+    back to its chair with its token as a person's client does, says so in one line,
+    and plays the game out."""
+    db = tmp_path / "rummy.db"
+    async with server_process(db) as (first, port):
+        ann, _ = await hello(port, "Ann")
+        seated = await ann.request(CreateTable, name="Ann's", options=TableOptions())
+        assert isinstance(seated, Seated)
+        for chair in (2, 3):
+            assert isinstance(await ann.request(AddBot, chair=chair), Ok)
+        bot = await rummy_bot_process(port, seated.table_id, "--bot", "easy", "--seed", "1")
+        assert bot.stdout is not None
+        try:
+            sits = await asyncio.wait_for(bot.stdout.readline(), TIMEOUT)
+            assert b" sits in chair 2 of table " in sits
+            assert isinstance(await ann.request(Start), Ok)
+            await asyncio.wait_for(play(ann, stop_after=12), TIMEOUT)  # (the bot has played too)
+            first.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(first.wait(), TIMEOUT)
+            await ann.close()
+            async with server_process(db, port=port):
+                ann, welcome = await hello(port, "Ann", token=seated.token)
+                assert welcome.chair == 0
+                back = await asyncio.wait_for(bot.stdout.readline(), TIMEOUT)
+                assert re.fullmatch(
+                    r"the server closed the connection \(The server is shutting down\.\);"
+                    rf" back in chair 2 of table {seated.table_id} with its seat token after \d+\.\d s\n",
+                    back.decode(),
+                ), back
+                await asyncio.wait_for(play(ann), TIMEOUT * 3)
+                out, err = await asyncio.wait_for(bot.communicate(), TIMEOUT)
+                await ann.close()
+        finally:
+            if bot.returncode is None:
+                bot.kill()
+                await bot.wait()
+    assert bot.returncode == 0, err.decode()
+    said = out.decode().splitlines()
+    assert said[0].startswith("game 1: the bot's team ")
+    assert said[1].startswith("easy bot leaves the table: its team won ")
+
+
+async def test_a_connection_gone_silent_is_made_anew_and_it_comes_back(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A network cut that leaves TCP silent (here a relay that holds what the server
+    sends): rummy-bot waited for a turn that never came, for as long as the cut
+    lasted. Now it pings when the server is quiet, gives the connection up when
+    nothing comes, and comes back to its chair on a new one, in one line."""
+    monkeypatch.setattr("rummy.netbot.QUIET", 0.3)
+    monkeypatch.setattr("rummy.netbot.DEAD", 1.0)
+    monkeypatch.setattr("rummy.netbot.WATCH_EVERY", 0.1)
+    relay = await Relay("127.0.0.1", server.port).start()
+    ann, table_id = await ann_at_a_table(server)
+    out = io.StringIO()
+    bot = asyncio.create_task(run(dataclasses.replace(orders(server, table_id), port=relay.port), out))
+    await eventually(lambda: " sits in chair 2 " in out.getvalue())
+    assert isinstance(await ann.request(Start), Ok)
+    await asyncio.wait_for(play(ann, stop_after=12), TIMEOUT)
+    relay.stall()
+    await asyncio.wait_for(asyncio.gather(play(ann), bot), TIMEOUT * 3)  # (the game waits for the bot)
+    said = out.getvalue().splitlines()
+    assert re.fullmatch(
+        rf"nothing heard from the server for \d+ s; back in chair 2 of table {table_id} with its seat token"
+        r" after \d+\.\d s",
+        said[1],
+    ), said
+    assert said[2].startswith("game 1: the bot's team ")
+    assert said[3].startswith("normal bot leaves the table: its team won ")
+    await ann.close()
+    await relay.close()
+
+
+async def test_back_at_a_server_that_no_longer_holds_its_chair_it_says_so(tmp_path: Path) -> None:
+    """The server came back without its table (here: started on another database):
+    its token is refused, and it says so in one line (exit 1), not trying on."""
+    async with server_process(tmp_path / "first.db") as (first, port):
+        ann, _ = await hello(port, "Ann")
+        seated = await ann.request(CreateTable, name="Ann's", options=TableOptions())
+        assert isinstance(seated, Seated)
+        bot = await rummy_bot_process(port, seated.table_id, "--bot", "easy")
+        try:
+            assert bot.stdout is not None
+            assert b" sits in chair 2 " in await asyncio.wait_for(bot.stdout.readline(), TIMEOUT)
+            first.kill()
+            await first.wait()
+            await ann.close()
+            async with server_process(tmp_path / "other.db", port=port):
+                _, err = await asyncio.wait_for(bot.communicate(), TIMEOUT)
+        finally:
+            if bot.returncode is None:
+                bot.kill()
+                await bot.wait()
+    assert bot.returncode == 1
+    assert err.decode() == (
+        f"rummy-bot: the server no longer holds chair 2 of table {seated.table_id} for it"
+        " (it refused the seat token)\n"
+    )
+
+
+class Cut(HeuristicBot):
+    """A heuristic bot whose network is cut (``cut()``) as it sends its first move."""
+
+    cut: Callable[[], None] = staticmethod(lambda: None)
+
+    def choose(self, view: PlayerView) -> Move:
+        Cut.cut()
+        Cut.cut = staticmethod(lambda: None)
+        return super().choose(view)
+
+
+async def test_a_move_left_unanswered_by_a_cut_network_is_no_traceback(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The network cut as the bot sent its move: the answer never came, and rummy-bot
+    ended in a traceback (TimeoutError) after 10 s, its chair held "away". Now it
+    waits on, gives the silent connection up and comes back to its chair."""
+    monkeypatch.setattr("rummy.netbot.QUIET", 0.3)
+    monkeypatch.setattr("rummy.netbot.DEAD", 12.0)  # (after the move's 10 s without an answer)
+    monkeypatch.setattr("rummy.netbot.WATCH_EVERY", 0.1)
+    relay = await Relay("127.0.0.1", server.port).start()
+    monkeypatch.setattr(Cut, "cut", staticmethod(relay.stall))
+    ann, table_id = await ann_at_a_table(server)
+    out = io.StringIO()
+    cut = dataclasses.replace(orders(server, table_id, "tests.test_netbot:Cut"), port=relay.port)
+    bot = asyncio.create_task(run(cut, out))
+    await eventually(lambda: " sits in chair 2 " in out.getvalue())
+    assert isinstance(await ann.request(Start), Ok)
+    await asyncio.wait_for(asyncio.gather(play(ann), bot), TIMEOUT * 3)
+    said = out.getvalue().splitlines()
+    assert re.fullmatch(
+        rf"nothing heard from the server for 1\d s; back in chair 2 of table {table_id} with its seat token"
+        r" after \d+\.\d s",
+        said[1],
+    ), said
+    assert said[2].startswith("game 1: the bot's team ")
+    await ann.close()
+    await relay.close()
 
 
 def rummy_bot(*options: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

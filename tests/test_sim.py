@@ -267,6 +267,20 @@ class Stuck(GreedyBot):  # thinks until its author presses ctrl+c (here, at its 
         return super().choose(view)
 
 
+class Patient(GreedyBot):  # its author presses ctrl+c as it thinks in the tenth game of its process
+    made = 0
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        Patient.made += 1  # (two a game: it plays one team's two seats)
+        self.last = Patient.made > 18
+
+    def choose(self, view: PlayerView) -> Move:
+        if self.last:
+            raise KeyboardInterrupt
+        return super().choose(view)
+
+
 class Wordy(GreedyBot):  # discards a card by its text
     def choose(self, view: PlayerView) -> Move:
         move = super().choose(view)
@@ -367,6 +381,33 @@ def test_ctrl_c_as_a_bot_thinks_says_which_bot_and_where_it_was(
     assert line.startswith("rummy-sim: stopped while the bot my_bots:Stuck (")
     assert re.search(r"\) had been choosing for \d+\.\d s, in deal 1 of the game of seed \d+, ", line)
     assert line.endswith("(--seed 8 plays the same games again)")
+
+
+def test_ctrl_c_under_jobs_says_the_games_finished_their_results_and_the_seed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A long ``--jobs 2`` run stopped by its author: it said only "stopped", and the
+    hour's games were lost. Now the results of the games finished, then one line: which
+    bot was thinking, how many of the games asked for were finished, and the seed."""
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert main(["--games", "40", "--seed", "8", "--bots", "my_bots:Patient,random", "--jobs", "2"]) == 130
+    out, err = capsys.readouterr()
+    line = err.strip().splitlines()[-1]
+    said = re.fullmatch(
+        r"rummy-sim: stopped while the bot my_bots:Patient \(\w+\) had been choosing for \d+\.\d s,"
+        r" in deal 1 of the game of seed \d+, \d+ moves in, with (\d+) of 40 games finished;"
+        r" the results above are of those \1 \(--seed 8 plays the same games again, --games \1 these \1\)",
+        line,
+    )
+    assert said is not None, line
+    done = int(said[1])
+    assert 0 < done < 40  # (another process had finished the first games long before)
+    assert out.startswith(f"{done} games, seed 8, bots my_bots:Patient,random\n")
+    for bot in ("my_bots:Patient", "random"):
+        (row,) = [r for r in out.splitlines() if r.startswith(f"{bot} ") and "decisions" not in r]
+        assert row.split()[1] == str(done)  # played
 
 
 def test_cards_in_a_list_are_refused_as_the_engine_refuses_them(

@@ -32,6 +32,7 @@ from ..protocol.messages import (
     LobbyGone,
     LobbyTable,
     MoveRequest,
+    Ping,
     ServerMessage,
     Table,
     TableInfo,
@@ -69,6 +70,7 @@ class Client:
         self.lobby: dict[int, TableInfo] = {}
         self.chat: list[ChatLine] = []
         self.closed = False
+        self.heard = asyncio.get_running_loop().time()  # loop time the server last sent bytes
         self._task = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
@@ -86,7 +88,17 @@ class Client:
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
 
+    def abort(self) -> None:
+        """Drop the connection at once: a stalled one, where ``close`` would wait to send
+        what it holds. The reads end, and the client is ``closed``."""
+        self._writer.transport.abort()
+
     # --- sending ---------------------------------------------------------------------
+
+    def ping(self) -> None:
+        """Ask the server for a sign of life without waiting: its answer moves ``heard``."""
+        if not self.closed:
+            self._writer.write(encode(Ping(id=next(self._ids))))
 
     def send_raw(self, data: bytes) -> None:
         self._writer.write(data)
@@ -131,6 +143,7 @@ class Client:
     async def _read(self) -> None:
         try:
             async for items in server_messages(self._reader, self.frames if self.keep_frames else None):
+                self.heard = asyncio.get_running_loop().time()
                 for item in items:
                     if self.keep_received:
                         self.received.append(item)

@@ -46,9 +46,10 @@ ADDRESS = re.compile(rb"listening on ([0-9.]+):(\d+)")
 
 @asynccontextmanager
 async def server_process(
-    db: Path, hangup_ignored: bool = False
+    db: Path, hangup_ignored: bool = False, port: int = 0
 ) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
-    """``hangup_ignored``: started as ``nohup`` starts it, with SIGHUP ignored."""
+    """``hangup_ignored``: started as ``nohup`` starts it, with SIGHUP ignored; ``port``
+    0: a free one (another: the port of a server started before, to restart it)."""
     ignore = (lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)) if hangup_ignored else None
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -57,7 +58,7 @@ async def server_process(
         "--host",
         "127.0.0.1",
         "--port",
-        "0",
+        str(port),
         "--db",
         str(db),
         "--bot-delay",
