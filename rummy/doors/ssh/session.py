@@ -49,7 +49,13 @@ CLIENT_OPTIONS = {
     "no-bell": "--no-bell",
 }
 UNKNOWN_OPTION = "rummy: the game takes no {word!r}; it takes: ascii, four-colour, no-bell.\r\n"
-KEYLESS_NOTICE = b"rummy: you have no SSH key, so a dropped connection cannot get its seat back.\r\n"
+# Shown until the player presses a key: the client's full screen would wipe it at
+# once, and it was shown for 2 s, too short to read. The key pressed is not passed on.
+KEYLESS_NOTICE = (
+    b"rummy: you have no SSH key, so a dropped connection cannot get its seat back.\r\n"
+    b"(ssh-keygen makes one; log in with it and your seat is kept for you.)\r\n"
+    b"Press any key to play.\r\n"
+)
 # Written before a message that interrupts the client's full screen: leave
 # the alternate screen, show the cursor, stop mouse reports and bracketed
 # paste, reset colours, so the player's terminal is usable afterwards.
@@ -103,7 +109,7 @@ class SessionSettings:
     state_dir: Path
     forker: Forker
     client_command: ClientCommand = default_client_command
-    keyless_notice_delay: float = 2.0
+    keyless_notice_waits: bool = True  # for a key; tests of other things skip the wait
     hangup_grace: float = HANGUP_GRACE
     key_holders: KeyHolders = field(default_factory=KeyHolders)
 
@@ -133,6 +139,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         self._command = ""  # what the player gave as the SSH command: client options
         self._gone = False  # the SSH side has closed
         self._in_notice = False
+        self._notice_read = asyncio.Event()  # a key pressed while the keyless notice showed
         self._muted = False  # the client's output is no longer shown (see end_with)
         self._ending = False  # end_with was called
         self._task: asyncio.Task[None] | None = None
@@ -182,7 +189,9 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
 
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
         self._on_activity()
-        if self._child is not None:
+        if self._in_notice:
+            self._notice_read.set()  # the key that says it was read; the client never sees it
+        elif self._child is not None:
             self._child.write(data)
             if self._child.input_backlog > INPUT_HIGH_WATER and self._chan is not None:
                 self._chan.pause_reading()
@@ -280,7 +289,8 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
                 chan.write(KEYLESS_NOTICE)
                 self._in_notice = True
                 try:
-                    await asyncio.sleep(self._settings.keyless_notice_delay)
+                    if self._settings.keyless_notice_waits:
+                        await self._notice_read.wait()
                 finally:
                     self._in_notice = False
             key_id = self._identity.key_id
