@@ -18,7 +18,15 @@ from pathlib import Path
 
 import asyncssh
 
-from rummy.doors.client_env import LOCALE, ClientCommand, client_env, default_client_command
+from rummy.doors.client_env import (
+    LOCALE,
+    OPTION_WORDS,
+    ClientCommand,
+    client_env,
+    client_flags,
+    default_client_command,
+    unknown_option,
+)
 from rummy.doors.forker import Forker
 from rummy.doors.limits import HANGUP_GRACE
 from rummy.doors.pty_child import INPUT_HIGH_WATER, PtyChild, WindowSize
@@ -39,16 +47,7 @@ DUMB_REFUSAL = (
     "rummy: your terminal (TERM={term}) cannot draw the game: use a terminal window,"
     " or say what it is (TERM=xterm-256color ssh ...).\r\n"
 )
-# What a player may ask for as the SSH command (ssh -t -p 2222 bob@host ascii): the
-# client's own options, which a local player gives on its command line; an SSH player
-# had no way to them (a terminal without the suits' symbols showed them garbled).
-CLIENT_OPTIONS = {
-    "ascii": "--ascii",
-    "four-colour": "--four-colour",
-    "four-color": "--four-colour",
-    "no-bell": "--no-bell",
-}
-UNKNOWN_OPTION = "rummy: the game takes no {word!r}; it takes: ascii, four-colour, no-bell.\r\n"
+UNKNOWN_OPTION = "rummy: the game takes no {word!r}; it takes: " + ", ".join(OPTION_WORDS) + ".\r\n"
 # Shown until the player presses a key: the client's full screen would wipe it at
 # once, and it was shown for 2 s, too short to read. The key pressed is not passed on.
 KEYLESS_NOTICE = (
@@ -174,7 +173,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             self._chan.write_stderr(NO_PTY_REFUSAL)
             self._chan.exit(1)
             return
-        unknown = next((w for w in self._command.split() if w.lower() not in CLIENT_OPTIONS), None)
+        unknown = unknown_option(self._command.split())
         if unknown is not None:
             self._chan.write_stderr(UNKNOWN_OPTION.format(word=unknown).encode())
             self._chan.exit(1)
@@ -320,7 +319,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         """Start the client on a pty, feed it, wait for it; its exit status."""
         identity = self._identity
         argv = list(self._settings.client_command(self._settings.game_address, identity.display_name))
-        argv += sorted({CLIENT_OPTIONS[word.lower()] for word in self._command.split()})
+        argv += client_flags(self._command.split())
         # Not cancellable from here on: a child must never be left unreaped.
         child = await PtyChild.spawn(
             argv,
