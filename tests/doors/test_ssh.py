@@ -355,18 +355,20 @@ async def test_keyless_notice_stays_until_the_player_presses_a_key(tmp_path: Pat
     """The notice was shown for 2 s and then wiped by the client's full screen, too
     short to read: now the client starts only once a key is pressed, and that key is
     the notice's, not the game's."""
-    async with await serve(tmp_path / "state", keyless_notice_waits=True) as srv:
-        async with await connect(srv, "carol") as conn:
-            screen = Screen(await open_terminal(conn))
-            await screen.wait_for(b"Press any key to play.")
-            assert b"HELLO" not in screen.data  # the game's screen has not wiped the notice
-            screen.process.stdin.write(b" ")
-            await screen.wait_for(b"HELLO")
-            screen.process.stdin.write(b"x")
-            # The space was the notice's: the game's first key is the x.
-            assert (await screen.line_after(b"KEY ")).split()[1] == b"x".hex()
-            screen.process.stdin.write(b"q")
-            await screen.process.wait_closed()
+    async with (
+        await serve(tmp_path / "state", keyless_notice_waits=True) as srv,
+        await connect(srv, "carol") as conn,
+    ):
+        screen = Screen(await open_terminal(conn))
+        await screen.wait_for(b"Press any key to play.")
+        assert b"HELLO" not in screen.data  # the game's screen has not wiped the notice
+        screen.process.stdin.write(b" ")
+        await screen.wait_for(b"HELLO")
+        screen.process.stdin.write(b"x")
+        # The space was the notice's: the game's first key is the x.
+        assert (await screen.line_after(b"KEY ")).split()[1] == b"x".hex()
+        screen.process.stdin.write(b"q")
+        await screen.process.wait_closed()
 
 
 async def test_authorized_keys_mode_lets_in_only_listed_keys(

@@ -123,7 +123,8 @@ function startCatchingGlue(start, event, element) {
   Object.defineProperty(Object.prototype, "fitAddon", {
     configurable: true,
     set(value) {
-      Object.defineProperty(this, "fitAddon", { value, writable: true, configurable: true, enumerable: true });
+      const own = { value, writable: true, configurable: true, enumerable: true };
+      Object.defineProperty(this, "fitAddon", own);
       if (this.element === element && this.terminal) glue = this;
     },
   });
