@@ -335,7 +335,11 @@ class Lobby:
             await asyncio.sleep(every)
             now = time.monotonic()
             for table in list(self.tables.values()):
-                if table.status == "waiting" and table.humans_present() and table.someone_away():
+                if (
+                    table.status in ("waiting", "finished")
+                    and table.humans_present()
+                    and table.someone_away()
+                ):
                     await self._free_away_chair(table.id)
                 elif table.status == "playing" and table.humans_present() and table.someone_away():
                     await self._stand_in_for_waited_out(table.id)

@@ -551,12 +551,13 @@ class TableMaster:
         return self._free(chair, lambda: self._send(visitor.id, ok))
 
     def free_away_chair(self, after: float) -> Change:
-        """At a table waiting for players, a player away for ``after`` seconds while
-        someone else is here loses the chair. No game has begun, and the chair's token
-        may have gone with the connection (its ``seated`` answer lost in a cut): a chair
-        nobody could ever take back, that the others could neither fill nor start
+        """At a table waiting for players, or whose game is over, a player away for
+        ``after`` seconds while someone else is here loses the chair. No game is under
+        way, and the chair's token may have gone with the connection (its ``seated``
+        answer lost in a cut, an SSH player without a key): a chair nobody could ever
+        take back, that the others could neither fill nor start (or play again)
         without. One chair a call (the lobby's sweeper calls again)."""
-        if self.status != "waiting" or self.closed or not self.humans_present():
+        if self.status not in ("waiting", "finished") or self.closed or not self.humans_present():
             return self._now(lambda: None)
         now = self.context.now()
         for c in self.chairs:

@@ -224,7 +224,9 @@ async def test_at_a_table_that_waits_a_player_away_long_gets_a_stand_in_and_the_
     with the session) held the others' game up for good: their turn came, nothing
     moved, and the others could only leave. Now, once away ``free_away_after`` while
     someone else is at the table, a stand-in plays for them, as the table's chat says;
-    the chair stays theirs, for its token, and Bob plays the game to its end."""
+    the chair stays theirs, for its token, and Bob plays the game to its end. Then,
+    the game over, their chair is freed as at a waiting table: another game needs all
+    four, and waited for them for good."""
     server = await serve(free_away_after=0.2)
     try:
         (ann, bob), tokens, table_id = await table_of_four(server, names=("Ann", "Bob"), bots=2)
@@ -249,6 +251,10 @@ async def test_at_a_table_that_waits_a_player_away_long_gets_a_stand_in_and_the_
         await back.close()
         await play_all([bob])
         assert bob.view is not None and bob.view.phase == "game_over"
+        # Another game needs all four to want it: the chair of a player who does not
+        # come back is freed, as at a table waiting for players, for someone else.
+        await bob.until(lambda c: c.table is not None and c.table.chairs[0].name is None)
+        assert bob.table is not None and bob.table.status == "waiting"
         await bob.close()
     finally:
         await server.close()
