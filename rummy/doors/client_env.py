@@ -47,6 +47,29 @@ def client_env(state_dir: Path, term: str, player: Mapping[str, str] | None = No
     return env
 
 
+# What a player may ask of the client through a door (ssh -t HOST ascii, or the page's
+# address /?ascii): the options a local player gives on its command line, this fixed
+# list and nothing else, so nothing a player types reaches the client's argv.
+CLIENT_OPTIONS = {
+    "ascii": "--ascii",
+    "four-colour": "--four-colour",
+    "four-color": "--four-colour",
+    "no-bell": "--no-bell",
+}
+# The words as a player is told them (four-color is taken too, unsaid).
+OPTION_WORDS = ("ascii", "four-colour", "no-bell")
+
+
+def unknown_option(words: Sequence[str]) -> str | None:
+    """The first of ``words`` that is not a client option, or None."""
+    return next((w for w in words if w.lower() not in CLIENT_OPTIONS), None)
+
+
+def client_flags(words: Sequence[str]) -> list[str]:
+    """The client's flags for option ``words`` (all known: see ``unknown_option``)."""
+    return sorted({CLIENT_OPTIONS[w.lower()] for w in words})
+
+
 def default_client_command(game_address: str, name: str) -> list[str]:
     """The real client, run with this server's own interpreter, ``--hosted``: it runs
     on this machine for a player far away, so it writes no file for them to keep."""

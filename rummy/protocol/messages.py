@@ -48,7 +48,8 @@ HISTORY_MAX = 50  # ...or more, up to this
 class TableOptions(msgspec.Struct, kw_only=True):
     """How a table plays. ``turn_seconds`` 0 means no turn timer. ``on_drop``: what
     happens to the seat of a player who is away: ``wait`` for them (the turn timer,
-    if set, still moves for them), or ``bot`` (a bot plays it until they return)."""
+    if set, still moves for them; after 2 minutes while others are there, a bot plays
+    it until they return), or ``bot`` (a bot plays it until they return at once)."""
 
     seating: Seating = "draw"
     turn_seconds: Annotated[int, Meta(ge=0, le=3600)] = 0

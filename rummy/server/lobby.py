@@ -335,8 +335,14 @@ class Lobby:
             await asyncio.sleep(every)
             now = time.monotonic()
             for table in list(self.tables.values()):
-                if table.status == "waiting" and table.humans_present() and table.someone_away():
+                if (
+                    table.status in ("waiting", "finished")
+                    and table.humans_present()
+                    and table.someone_away()
+                ):
                     await self._free_away_chair(table.id)
+                elif table.status == "playing" and table.humans_present() and table.someone_away():
+                    await self._stand_in_for_waited_out(table.id)
                 playing = table.status == "playing"
                 if table.humans_present() or (table.spectators and not playing):
                     table.idle_since = now
@@ -357,6 +363,13 @@ class Lobby:
             await self.run(table_id, lambda t: t.free_away_chair(self.options.free_away_after))
         except Refused as refused:  # it stays; the next sweep tries again
             log.error("freeing an away chair at table %s failed: %s", table_id, refused.text)
+
+    async def _stand_in_for_waited_out(self, table_id: int) -> None:
+        """A game held up by a player away too long (``TableMaster.stand_in_for_waited_out``)."""
+        try:
+            await self.run(table_id, lambda t: t.stand_in_for_waited_out())
+        except Refused as refused:  # the next sweep tries again
+            log.error("a stand-in for an away player at table %s failed: %s", table_id, refused.text)
 
     async def stop(self) -> None:
         sweeper = getattr(self, "_sweeper", None)

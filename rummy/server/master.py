@@ -107,6 +107,7 @@ class TableMaster:
         "_push_pending",
         "_shown",
         "_spectator_frame",
+        "_told_waited_out",
         "_turn",
         "_turn_since",
         "chairs",
@@ -169,6 +170,7 @@ class TableMaster:
         self._next_deal_at: float | None = None
         self._bots: dict[tuple[int, int], Bot] = {}  # by (game id, seat), each with its memory
         self._moving: tuple[int, int] | None = None  # (seat, moves) of the bot move being thought
+        self._told_waited_out: set[int] = set()  # chairs whose stand-in was said (stand_in_for_waited_out)
         self._shown: tuple[object, ...] | None = None  # the clock as last pushed
         # The outcome being built: a change's own while it is applied; between changes,
         # one that nothing carries out. (A fresh one after every change, living until
@@ -541,6 +543,7 @@ class TableMaster:
         assert c is not None
         c.session = None
         c.away_since = self.context.now()
+        self._told_waited_out.discard(chair)  # a new spell away: its stand-in is said again
         if self.status == "playing":
             c.ready = False
         self._push_table()
@@ -563,12 +566,13 @@ class TableMaster:
         return self._free(chair, lambda: self._send(visitor.id, ok))
 
     def free_away_chair(self, after: float) -> Change:
-        """At a table waiting for players, a player away for ``after`` seconds while
-        someone else is here loses the chair. No game has begun, and the chair's token
-        may have gone with the connection (its ``seated`` answer lost in a cut): a chair
-        nobody could ever take back, that the others could neither fill nor start
+        """At a table waiting for players, or whose game is over, a player away for
+        ``after`` seconds while someone else is here loses the chair. No game is under
+        way, and the chair's token may have gone with the connection (its ``seated``
+        answer lost in a cut, an SSH player without a key): a chair nobody could ever
+        take back, that the others could neither fill nor start (or play again)
         without. One chair a call (the lobby's sweeper calls again)."""
-        if self.status != "waiting" or self.closed or not self.humans_present():
+        if self.status not in ("waiting", "finished") or self.closed or not self.humans_present():
             return self._now(lambda: None)
         now = self.context.now()
         for c in self.chairs:
@@ -978,9 +982,45 @@ class TableMaster:
 
     def _played_by_bot(self, seat: int, turn: tuple[int, int, int]) -> bool:
         """Whether a bot plays ``seat`` now: a bot's chair, an away player's at a table
-        where bots stand in, or a turn whose time ran out."""
+        where bots stand in (or waited out: ``_waited_out``), or a turn whose time ran out."""
         chair = self.chair_of_seat(seat)
-        return chair.bot or (chair.session is None and self.options.on_drop == "bot") or self._expired == turn
+        away = chair.session is None and not chair.bot
+        return (
+            chair.bot
+            or (away and (self.options.on_drop == "bot" or self._waited_out(chair)))
+            or self._expired == turn
+        )
+
+    def _waited_out(self, chair: Chair) -> bool:
+        """At a table that waits for an away player: whether they have been away
+        ``free_away_after`` seconds while someone else is here. Then a stand-in plays
+        their seat until they come back (the chair stays theirs). Without this, a
+        player who could never come back (an SSH player without a key, a browser whose
+        cookies went) held the game of the three others up for good, with no timer."""
+        after = self.context.options.free_away_after
+        return (
+            chair.away_since is not None
+            and self.humans_present()
+            and self.context.now() - chair.away_since >= after
+        )
+
+    def stand_in_for_waited_out(self) -> Change:
+        """During a game: a stand-in for each player waited out (``_waited_out``), said
+        once at the table. Called by the lobby's sweeper: time passing is no change the
+        master would notice by itself."""
+        if self.status != "playing" or self.closed or self.options.on_drop == "bot":
+            return self._now(lambda: None)
+
+        def apply() -> None:
+            for c in self.chairs:
+                if c is None or c.present:
+                    continue
+                if self._waited_out(c) and c.index not in self._told_waited_out:
+                    self._told_waited_out.add(c.index)
+                    self._say(f"{c.name} has been away a while: a bot plays for them until they come back.")
+            self._replan()
+
+        return self._now(apply)
 
     def _bot(self, seat: int) -> Bot:
         """The bot of this game's ``seat``: of the chair's level, or a stand-in."""

@@ -415,6 +415,22 @@ async def test_the_creator_seats_bots_and_starts() -> None:
         assert StateStore().seat(seat_key("example.org:7325", "Ann")) is None  # leaving forgets the token
 
 
+async def test_ones_own_table_says_who_is_away_as_the_list_does() -> None:
+    """A player who dropped from one's waiting table showed as "2: Ann" there, as if
+    present, while the list above said "Ann (away)"."""
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
+        mine = table_info(7, "Mine", ("Bob", "Ann", None, None))
+        mine.chairs[1].present = False
+        say(app, Lobby(tables=[mine]))
+        say(app, Table(table=mine))
+        await pilot.pause()
+        assert "Bob, Ann (away), 2 free" in " ".join(lobby_rows(app))
+        assert " 2: Ann (away)" in screen_text(app)
+        assert " 1: Bob (you)" in screen_text(app)
+
+
 async def test_bots_show_their_level_in_the_lobby_and_at_the_table() -> None:
     """A bot's level (ChairInfo.level) is shown next to its name: in the lobby's list,
     in one's own table's chairs, and at the table."""

@@ -52,7 +52,7 @@ GAME_ADDRESS = "127.0.0.1:4567"  # the stand-in only prints it
 async def serve(state_dir: Path, **kwargs: object) -> SSHGameServer:
     options: dict[str, object] = {
         "client_argv": standin("--exit", "3"),
-        "keyless_notice_delay": 0.0,
+        "keyless_notice_waits": False,
         "hangup_grace": 0.5,
     }
     options.update(kwargs)
@@ -349,6 +349,26 @@ async def test_keyless_player_is_told_and_gets_a_fresh_state_dir_deleted_afterwa
             screen.process.stdin.write(b"q")
             await screen.process.wait_closed()
         assert not state_dir.exists()
+
+
+async def test_keyless_notice_stays_until_the_player_presses_a_key(tmp_path: Path) -> None:
+    """The notice was shown for 2 s and then wiped by the client's full screen, too
+    short to read: now the client starts only once a key is pressed, and that key is
+    the notice's, not the game's."""
+    async with (
+        await serve(tmp_path / "state", keyless_notice_waits=True) as srv,
+        await connect(srv, "carol") as conn,
+    ):
+        screen = Screen(await open_terminal(conn))
+        await screen.wait_for(b"Press any key to play.")
+        assert b"HELLO" not in screen.data  # the game's screen has not wiped the notice
+        screen.process.stdin.write(b" ")
+        await screen.wait_for(b"HELLO")
+        screen.process.stdin.write(b"x")
+        # The space was the notice's: the game's first key is the x.
+        assert (await screen.line_after(b"KEY ")).split()[1] == b"x".hex()
+        screen.process.stdin.write(b"q")
+        await screen.process.wait_closed()
 
 
 async def test_authorized_keys_mode_lets_in_only_listed_keys(
@@ -711,7 +731,7 @@ async def test_real_client_over_ssh_plays_and_the_key_gets_the_seat_back(
         0,
         f"127.0.0.1:{game.port}",
         tmp_path / "state",
-        keyless_notice_delay=0.0,
+        keyless_notice_waits=False,
         hangup_grace=1.0,
     )
     try:

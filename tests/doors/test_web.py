@@ -78,8 +78,8 @@ class Browser:
                 return morsel.value
         return None
 
-    async def open(self, headers: dict[str, str] | None = None) -> Page:
-        return Page(await self.http.ws_connect(self.base + "/ws?width=100&height=30", headers=headers))
+    async def open(self, headers: dict[str, str] | None = None, path: str = "/ws") -> Page:
+        return Page(await self.http.ws_connect(self.base + path + "?width=100&height=30", headers=headers))
 
     async def close(self) -> None:
         await self.http.close()
@@ -313,6 +313,49 @@ async def test_keys_and_window_size_reach_the_client(
     await page.send("ping", "123")
     pong = await asyncio.wait_for(pong_wait, TIMEOUT)
     assert json.loads(pong.data) == ["pong", "123"]
+
+
+async def test_the_client_options_come_from_the_page_address_and_the_name_form(
+    server: WebGameServer, browsers: Callable[[], Browser]
+) -> None:
+    """An SSH player gets the client's options with ``ssh -t HOST ascii``; a browser
+    player had no way to them. Now the name form has a box for each, ticked ones go
+    into the page's address (``/?ascii&four-colour``) and from there into the client's
+    argv. Only the fixed list: any other word is refused in words, never passed on."""
+    b = browsers()
+    async with b.http.get(b.base + "/") as r:
+        form = await r.text()
+    for word in ("ascii", "four-colour", "no-bell"):
+        assert f'type="checkbox" name="{word}"' in form
+    data = {"name": "Ann", "four-color": "on", "ascii": "on", "--exit": "on"}
+    async with b.http.post(b.base + "/name", data=data, allow_redirects=False) as r:
+        assert r.status == 303
+        assert r.headers["Location"] == "/?ascii&four-colour"
+    async with b.http.get(b.base + "/?ascii&four-colour") as r:
+        page = await r.text()
+    assert '"/ws/ascii+four-colour"' in page
+    assert 'href="/name?ascii&four-colour"' in page  # the form again, boxes as they were
+    async with b.http.get(b.base + "/name?ascii&four-colour") as r:
+        form = await r.text()
+    assert 'name="ascii" checked' in form and 'name="no-bell" checked' not in form
+    game = await b.open(path="/ws/ascii+four-colour")
+    assert field(await game.line_after(b"HELLO"), "options") == "--ascii,--four-colour"
+    await game.send("stdin", "q")
+    await game.closed()
+    plain = await b.open()
+    assert field(await plain.line_after(b"HELLO"), "options") == "-"
+    await plain.send("stdin", "q")
+    await plain.closed()
+
+    # Anything else is refused, naming the options there are.
+    async with b.http.get(b.base + "/?ascii&--exit=0") as r:
+        assert r.status == 400
+        said = "The game takes no &#x27;--exit&#x27;; it takes: ascii, four-colour, no-bell."
+        assert said in await r.text()
+    refused = await b.open(path="/ws/ascii+--name=x")
+    code, reason = await refused.closed()
+    assert code == 1008 and reason.startswith("The game takes no '--name=x'")
+    assert b"HELLO" not in refused.data
 
 
 async def test_malformed_messages_change_nothing(

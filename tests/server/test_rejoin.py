@@ -8,6 +8,7 @@ from rummy.engine import Game, view_for
 from rummy.net import Client
 from rummy.protocol import (
     PROTOCOL_VERSION,
+    ChatLine,
     CreateTable,
     Error,
     GameUpdate,
@@ -213,6 +214,48 @@ async def test_a_chair_whose_token_was_lost_does_not_block_a_waiting_table() -> 
         again = await back.request(Sit, table_id=seated.table_id, chair=1)
         assert isinstance(again, Seated)
         await close_all([ann, back])
+    finally:
+        await server.close()
+
+
+async def test_at_a_table_that_waits_a_player_away_long_gets_a_stand_in_and_the_game_goes_on() -> None:
+    """At a table that waits for a dropped player (``on_drop`` wait, no turn timer), a
+    player who could not come back (an SSH player without a key, whose token went
+    with the session) held the others' game up for good: their turn came, nothing
+    moved, and the others could only leave. Now, once away ``free_away_after`` while
+    someone else is at the table, a stand-in plays for them, as the table's chat says;
+    the chair stays theirs, for its token, and Bob plays the game to its end. Then,
+    the game over, their chair is freed as at a waiting table: another game needs all
+    four, and waited for them for good."""
+    server = await serve(free_away_after=0.2)
+    try:
+        (ann, bob), tokens, table_id = await table_of_four(server, names=("Ann", "Bob"), bots=2)
+        await ann.until(lambda c: c.game is not None)
+        assert ann.game is not None
+        ann_seat = ann.game.seat
+        await ann.close()
+
+        await play_all([bob], stop_after=40)
+        said = [m.text for m in bob.received if isinstance(m, ChatLine) and m.by == "server"]
+        assert "Ann has been away a while: a bot plays for them until they come back." in said
+        stood_in = [
+            m
+            for m in bob.received
+            if isinstance(m, GameUpdate) and any(getattr(e, "seat", None) == ann_seat for e in m.events)
+        ]
+        assert any(m.auto == "stand_in" for m in stood_in)
+
+        back = await connect(server, "Ann")  # with the token: the chair is still hers
+        seated = await back.request(Rejoin, token=tokens[0])
+        assert isinstance(seated, Seated) and (seated.table_id, seated.chair) == (table_id, 0)
+        await back.close()
+        await play_all([bob])
+        assert bob.view is not None and bob.view.phase == "game_over"
+        # Another game needs all four to want it: the chair of a player who does not
+        # come back is freed, as at a table waiting for players, for someone else.
+        await bob.until(lambda c: c.table is not None and c.table.chairs[0].name is None)
+        assert bob.table is not None and bob.table.status == "waiting"
+        await bob.close()
     finally:
         await server.close()
 

@@ -339,6 +339,9 @@ class LobbyScreen(Screen[None]):
                     text.plain(_name(chair.name, self.ascii), limit=24),
                     f" ({bot_word(chair)})" if chair.bot else "",
                     you,
+                    # As the list above says it: a dropped player's chair, freed after
+                    # 2 minutes at a waiting table, looked taken by someone here.
+                    Content.styled(" (away)", "dim") if not chair.present else "",
                 )
             )
             seat = f" {SEAT_NAMES[chair.chair]}" if info.options.seating == "chosen" else ""

@@ -28,7 +28,13 @@ from .dialog import Dialog
 T = TypeVar("T")
 SEATING = [("drawn, as the rules say (R2.2)", "draw"), ("as seated: chairs 1+3 against 2+4 (R2.4)", "chosen")]
 TIMERS = [("off", 0), ("30 seconds", 30), ("60 seconds", 60), ("2 minutes", 120)]
-ON_DROP = [("wait for them", "wait"), ("a bot plays for them until they return", "bot")]
+# "wait" is not for ever: after 2 minutes away (the server's free_away_after) a bot
+# stands in while others are at the table, so a player who cannot come back does not
+# hold the game up for good.
+ON_DROP = [
+    ("wait for them (then a bot after 2 minutes)", "wait"),
+    ("a bot plays for them until they return", "bot"),
+]
 CHAIRS = [(f"{c + 1} ({SEAT_NAMES[c]} when seated as chosen)", c) for c in range(4)]
 
 

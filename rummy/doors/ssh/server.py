@@ -326,7 +326,7 @@ async def start_ssh_server(
     max_startups: int = DEFAULT_MAX_STARTUPS,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     login_timeout: float = DEFAULT_LOGIN_TIMEOUT,
-    keyless_notice_delay: float = 2.0,
+    keyless_notice_waits: bool = True,
     hangup_grace: float = HANGUP_GRACE,
 ) -> SSHGameServer:
     """Serve the game client over SSH on ``host:port``.
@@ -359,7 +359,7 @@ async def start_ssh_server(
         state_dir=state_dir,
         forker=forker,
         client_command=command,
-        keyless_notice_delay=keyless_notice_delay,
+        keyless_notice_waits=keyless_notice_waits,
         hangup_grace=hangup_grace,
     )
     shared = _Shared(

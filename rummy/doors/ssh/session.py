@@ -18,7 +18,15 @@ from pathlib import Path
 
 import asyncssh
 
-from rummy.doors.client_env import LOCALE, ClientCommand, client_env, default_client_command
+from rummy.doors.client_env import (
+    LOCALE,
+    OPTION_WORDS,
+    ClientCommand,
+    client_env,
+    client_flags,
+    default_client_command,
+    unknown_option,
+)
 from rummy.doors.forker import Forker
 from rummy.doors.limits import HANGUP_GRACE
 from rummy.doors.pty_child import INPUT_HIGH_WATER, PtyChild, WindowSize
@@ -39,17 +47,14 @@ DUMB_REFUSAL = (
     "rummy: your terminal (TERM={term}) cannot draw the game: use a terminal window,"
     " or say what it is (TERM=xterm-256color ssh ...).\r\n"
 )
-# What a player may ask for as the SSH command (ssh -t -p 2222 bob@host ascii): the
-# client's own options, which a local player gives on its command line; an SSH player
-# had no way to them (a terminal without the suits' symbols showed them garbled).
-CLIENT_OPTIONS = {
-    "ascii": "--ascii",
-    "four-colour": "--four-colour",
-    "four-color": "--four-colour",
-    "no-bell": "--no-bell",
-}
-UNKNOWN_OPTION = "rummy: the game takes no {word!r}; it takes: ascii, four-colour, no-bell.\r\n"
-KEYLESS_NOTICE = b"rummy: you have no SSH key, so a dropped connection cannot get its seat back.\r\n"
+UNKNOWN_OPTION = "rummy: the game takes no {word!r}; it takes: " + ", ".join(OPTION_WORDS) + ".\r\n"
+# Shown until the player presses a key: the client's full screen would wipe it at
+# once, and it was shown for 2 s, too short to read. The key pressed is not passed on.
+KEYLESS_NOTICE = (
+    b"rummy: you have no SSH key, so a dropped connection cannot get its seat back.\r\n"
+    b"(ssh-keygen makes one; log in with it and your seat is kept for you.)\r\n"
+    b"Press any key to play.\r\n"
+)
 # Written before a message that interrupts the client's full screen: leave
 # the alternate screen, show the cursor, stop mouse reports and bracketed
 # paste, reset colours, so the player's terminal is usable afterwards.
@@ -103,7 +108,7 @@ class SessionSettings:
     state_dir: Path
     forker: Forker
     client_command: ClientCommand = default_client_command
-    keyless_notice_delay: float = 2.0
+    keyless_notice_waits: bool = True  # for a key; tests of other things skip the wait
     hangup_grace: float = HANGUP_GRACE
     key_holders: KeyHolders = field(default_factory=KeyHolders)
 
@@ -133,6 +138,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         self._command = ""  # what the player gave as the SSH command: client options
         self._gone = False  # the SSH side has closed
         self._in_notice = False
+        self._notice_read = asyncio.Event()  # a key pressed while the keyless notice showed
         self._muted = False  # the client's output is no longer shown (see end_with)
         self._ending = False  # end_with was called
         self._task: asyncio.Task[None] | None = None
@@ -167,7 +173,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
             self._chan.write_stderr(NO_PTY_REFUSAL)
             self._chan.exit(1)
             return
-        unknown = next((w for w in self._command.split() if w.lower() not in CLIENT_OPTIONS), None)
+        unknown = unknown_option(self._command.split())
         if unknown is not None:
             self._chan.write_stderr(UNKNOWN_OPTION.format(word=unknown).encode())
             self._chan.exit(1)
@@ -182,7 +188,9 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
 
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
         self._on_activity()
-        if self._child is not None:
+        if self._in_notice:
+            self._notice_read.set()  # the key that says it was read; the client never sees it
+        elif self._child is not None:
             self._child.write(data)
             if self._child.input_backlog > INPUT_HIGH_WATER and self._chan is not None:
                 self._chan.pause_reading()
@@ -280,7 +288,8 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
                 chan.write(KEYLESS_NOTICE)
                 self._in_notice = True
                 try:
-                    await asyncio.sleep(self._settings.keyless_notice_delay)
+                    if self._settings.keyless_notice_waits:
+                        await self._notice_read.wait()
                 finally:
                     self._in_notice = False
             key_id = self._identity.key_id
@@ -310,7 +319,7 @@ class GameSession(asyncssh.SSHServerSession[bytes]):
         """Start the client on a pty, feed it, wait for it; its exit status."""
         identity = self._identity
         argv = list(self._settings.client_command(self._settings.game_address, identity.display_name))
-        argv += sorted({CLIENT_OPTIONS[word.lower()] for word in self._command.split()})
+        argv += client_flags(self._command.split())
         # Not cancellable from here on: a child must never be left unreaped.
         child = await PtyChild.spawn(
             argv,

@@ -9,6 +9,7 @@ a font from Google; we serve the copy its wheel ships).
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from string import Template
 
 TITLE = "Persian Rummy"
@@ -78,13 +79,14 @@ window.WebSocket = class extends NativeWebSocket {
 <div id="ended" class="notice">
   <p id="reason">The game has ended.</p>
   <button id="again" type="button">Play again</button>
-  <p><a href="/name">Play under another name</a></p>
+  <p><a href="$name_link">Play under another name, or with other options</a></p>
 </div>
 <script nonce="$nonce">
 // The game's socket is on this page's own host, with TLS when the page has it
 // (so it works the same behind an HTTPS reverse proxy).
 const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-document.getElementById("terminal").dataset.sessionWebsocketUrl = scheme + location.host + "/ws";
+// The client's options ticked (the page's address, /?ascii) are in the socket's path.
+document.getElementById("terminal").dataset.sessionWebsocketUrl = scheme + location.host + "$ws_path";
 document.getElementById("again").addEventListener("click", () => location.reload());
 
 // xterm.js draws at one font size, and the game needs $columns x $rows cells: at
@@ -110,12 +112,46 @@ function fittingFontSize(element) {
   }
   return $min_font_size;
 }
+// textual.js keeps its terminal to itself, and on a resize fits the cells at the font
+// size the terminal was made with: a window made smaller later showed "too small"
+// until a reload. So its object is caught as it is made (the first thing it sets on
+// itself after its terminal is fitAddon: a setter on Object.prototype for that one
+// call, which gives the object its own property and is gone again at once), and
+// each resize fits the text again before textual.js fits the cells.
+function startCatchingGlue(start, event, element) {
+  let glue = null;
+  Object.defineProperty(Object.prototype, "fitAddon", {
+    configurable: true,
+    set(value) {
+      const own = { value, writable: true, configurable: true, enumerable: true };
+      Object.defineProperty(this, "fitAddon", own);
+      if (this.element === element && this.terminal) glue = this;
+    },
+  });
+  try {
+    start(event);
+  } finally {
+    delete Object.prototype.fitAddon;
+  }
+  return glue;
+}
 const startTerminal = window.onload;  // textual.js makes its terminal then
 window.onload = async (event) => {
   const terminal = document.getElementById("terminal");
   await document.fonts.load("$font_size" + "px 'Roboto Mono'").catch(() => null);
   terminal.dataset.fontSize = fittingFontSize(terminal);
-  if (startTerminal) startTerminal(event);
+  if (!startTerminal) return;
+  const glue = startCatchingGlue(startTerminal, event, terminal);
+  const fitCells = window.onresize;  // textual.js's: the cells to the window, the size to the game
+  if (!glue || !fitCells) return;
+  window.onresize = (resized) => {
+    const px = fittingFontSize(terminal);
+    if (Number(glue.terminal.options.fontSize) !== px) {
+      glue.terminal.options.fontSize = px;
+      terminal.dataset.fontSize = px;
+    }
+    fitCells(resized);
+  };
 };
 </script>
 </body>
@@ -138,6 +174,9 @@ button { font: inherit; margin-top: 1em; padding: 0.6em 1.6em; border: none; bac
   color: #fff; cursor: pointer; }
 .error { color: #ff9d9d; }
 .small { color: #9fb3bf; font-size: 0.9em; }
+fieldset { margin-top: 1.5em; border: 1px solid #4a6a7d; }
+fieldset label { display: flex; gap: 0.6em; align-items: baseline; margin: 0.5em 0; }
+fieldset input { width: auto; flex: none; }
 </style>
 </head>
 <body>
@@ -146,6 +185,10 @@ button { font: inherit; margin-top: 1em; padding: 0.6em 1.6em; border: none; bac
 <form method="post" action="/name">
   <label for="name">Your name at the table</label>
   <input id="name" name="name" maxlength="$limit" value="$name" autofocus required autocomplete="nickname">
+  <fieldset>
+    <legend>Options</legend>
+$options
+  </fieldset>
   <p class="error">$error</p>
   <button type="submit">Play</button>
 </form>
@@ -167,12 +210,28 @@ FAVICON_SVG = b"""<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
 """
 
 
-def game_page(name: str, nonce: str, font_size: int = 16) -> str:
+# The client's options a player may tick (rummy.doors.client_env.OPTION_WORDS), and
+# what each does, in a player's words.
+OPTIONS = {
+    "ascii": "Plain ASCII cards (10h, Qs), for a font without the suits' symbols",
+    "four-colour": "A colour for each suit",
+    "no-bell": "No bell when it becomes your turn",
+}
+
+
+def _options_query(options: Sequence[str]) -> str:
+    return "?" + "&".join(options) if options else ""
+
+
+def game_page(name: str, nonce: str, options: Sequence[str] = (), font_size: int = 16) -> str:
+    """The game; ``options``: the client's option words asked for (known ones only)."""
     return _GAME.substitute(
         title=TITLE,
         font=FONT,
         nonce=nonce,
         name=html.escape(name),
+        ws_path="/ws/" + "+".join(options) if options else "/ws",
+        name_link="/name" + _options_query(options),
         font_size=font_size,
         min_font_size=MIN_FONT_SIZE,
         columns=MIN_WIDTH,
@@ -180,7 +239,17 @@ def game_page(name: str, nonce: str, font_size: int = 16) -> str:
     )
 
 
-def name_page(name: str = "", error: str = "", limit: int = 24) -> str:
+def name_page(name: str = "", error: str = "", limit: int = 24, ticked: Sequence[str] = ()) -> str:
+    """The name form; ``ticked``: the options whose boxes are ticked."""
+    boxes = "\n".join(
+        f'    <label><input type="checkbox" name="{word}"{" checked" * (word in ticked)}> {text}</label>'
+        for word, text in OPTIONS.items()
+    )
     return _NAME.substitute(
-        title=TITLE, font=FONT, name=html.escape(name), error=html.escape(error), limit=limit
+        title=TITLE,
+        font=FONT,
+        name=html.escape(name),
+        error=html.escape(error),
+        limit=limit,
+        options=boxes,
     )

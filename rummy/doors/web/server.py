@@ -1,10 +1,12 @@
 """The HTTP listener: pages, the per-browser identity, limits, one session per page.
 
 Routes:
-  GET  /          the game page, or the name form if this browser has no name yet
-  GET  /name      the name form (to play under another name)
-  POST /name      keep the name in this browser, then back to /
-  GET  /ws        the game: a websocket that runs one client (see session.py)
+  GET  /          the game page, or the name form if this browser has no name yet;
+                  /?ascii&four-colour&no-bell: with the client's options (as ssh -t HOST ascii)
+  GET  /name      the name form (to play under another name), with the options' boxes
+  POST /name      keep the name in this browser, then back to / with the options ticked
+  GET  /ws        the game: a websocket that runs one client (see session.py);
+                  /ws/ascii+no-bell: with those options
   GET  /favicon.svg, /static/...  the icon, and textual-serve's front end
 
 ``start_web_server`` puts it together and returns a handle with ``.port`` and
@@ -24,7 +26,14 @@ from urllib.parse import urlsplit
 import textual_serve
 from aiohttp import web
 
-from rummy.doors.client_env import ClientCommand, default_client_command
+from rummy.doors.client_env import (
+    CLIENT_OPTIONS,
+    OPTION_WORDS,
+    ClientCommand,
+    client_flags,
+    default_client_command,
+    unknown_option,
+)
 from rummy.doors.forker import Forker, preload_for
 from rummy.doors.limits import DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_PER_ADDRESS, HANGUP_GRACE
 from rummy.doors.statedir import players_root
@@ -133,6 +142,7 @@ class WebGameServer:
                 web.get("/name", self._name_form),
                 web.post("/name", self._set_name),
                 web.get("/ws", self._websocket),
+                web.get("/ws/{options}", self._websocket),
                 web.get("/favicon.svg", self._favicon),
                 web.get("/favicon.ico", self._favicon),
                 web.static("/static", STATIC_DIR, follow_symlinks=False),
@@ -228,18 +238,23 @@ class WebGameServer:
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         name = name_from_cookie(request.cookies.get(NAME_COOKIE))
+        words = list(request.query)
+        unknown = unknown_option(words)
+        if unknown is not None:
+            return await self._name_form(request, _unknown_option_text(unknown))
         if name is None:
             return await self._name_form(request)
         nonce = secrets.token_urlsafe(16)
-        response = web.Response(text=page.game_page(name, nonce), content_type="text/html")
+        response = web.Response(text=page.game_page(name, nonce, _canonical(words)), content_type="text/html")
         self._identify(request, response)
         _security_headers(response, nonce)
         return response
 
     async def _name_form(self, request: web.Request, error: str = "") -> web.StreamResponse:
         name = name_from_cookie(request.cookies.get(NAME_COOKIE)) or ""
+        ticked = _canonical([w for w in request.query if w.lower() in CLIENT_OPTIONS])
         response = web.Response(
-            text=page.name_page(name, error, NAME_LIMIT),
+            text=page.name_page(name, error, NAME_LIMIT, ticked),
             content_type="text/html",
             status=400 if error else 200,
         )
@@ -255,7 +270,11 @@ class WebGameServer:
         name = clean_name(raw if isinstance(raw, str) else None)
         if name is None:
             return await self._name_form(request, "Choose a name with at least one letter in it.")
-        response = web.Response(status=303, headers={"Location": "/"})
+        # The options ticked go into the game page's address, where the player can see
+        # them, keep them as a bookmark, and take them out again.
+        ticked = _canonical([w for w in form if w.lower() in CLIENT_OPTIONS])
+        location = "/?" + "&".join(ticked) if ticked else "/"
+        response = web.Response(status=303, headers={"Location": location})
         response.set_cookie(
             NAME_COOKIE,
             name_cookie_value(name),
@@ -311,6 +330,11 @@ class WebGameServer:
         if browser is None or name is None:
             await ws.close(code=_POLICY, message=b"This browser has no name here yet: reload the page.")
             return ws
+        words = [w for w in request.match_info.get("options", "").split("+") if w]
+        unknown = unknown_option(words)
+        if unknown is not None:
+            await ws.close(code=_POLICY, message=_unknown_option_text(unknown).encode()[:123])
+            return ws
         refusal = self._refusal(address, browser)
         if refusal is not None:
             log.warning("refused a web session from %s: %s", address, refusal)
@@ -328,7 +352,7 @@ class WebGameServer:
             return ws
         session = BrowserSession(
             ws,
-            self._client_command(self.game_address, name),
+            [*self._client_command(self.game_address, name), *client_flags(words)],
             state_dir,
             size,
             forker=self.forker,
@@ -359,6 +383,16 @@ class WebGameServer:
         self._per_address[address] -= 1
         if self._per_address[address] <= 0:
             del self._per_address[address]
+
+
+def _canonical(words: list[str]) -> list[str]:
+    """Known option words once each, as the player is told them, in their order."""
+    flags = set(client_flags(words))
+    return [w for w in OPTION_WORDS if CLIENT_OPTIONS[w] in flags]
+
+
+def _unknown_option_text(word: str) -> str:
+    return f"The game takes no {word[:40]!r}; it takes: {', '.join(OPTION_WORDS)}."
 
 
 def _query_int(request: web.Request, key: str, default: int, limit: int) -> int:
