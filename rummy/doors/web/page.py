@@ -112,46 +112,12 @@ function fittingFontSize(element) {
   }
   return $min_font_size;
 }
-// textual.js keeps its terminal to itself, and on a resize fits the cells at the font
-// size the terminal was made with: a window made smaller later showed "too small"
-// until a reload. So its object is caught as it is made (the first thing it sets on
-// itself after its terminal is fitAddon: a setter on Object.prototype for that one
-// call, which gives the object its own property and is gone again at once), and
-// each resize fits the text again before textual.js fits the cells.
-function startCatchingGlue(start, event, element) {
-  let glue = null;
-  Object.defineProperty(Object.prototype, "fitAddon", {
-    configurable: true,
-    set(value) {
-      const own = { value, writable: true, configurable: true, enumerable: true };
-      Object.defineProperty(this, "fitAddon", own);
-      if (this.element === element && this.terminal) glue = this;
-    },
-  });
-  try {
-    start(event);
-  } finally {
-    delete Object.prototype.fitAddon;
-  }
-  return glue;
-}
 const startTerminal = window.onload;  // textual.js makes its terminal then
 window.onload = async (event) => {
   const terminal = document.getElementById("terminal");
   await document.fonts.load("$font_size" + "px 'Roboto Mono'").catch(() => null);
   terminal.dataset.fontSize = fittingFontSize(terminal);
-  if (!startTerminal) return;
-  const glue = startCatchingGlue(startTerminal, event, terminal);
-  const fitCells = window.onresize;  // textual.js's: the cells to the window, the size to the game
-  if (!glue || !fitCells) return;
-  window.onresize = (resized) => {
-    const px = fittingFontSize(terminal);
-    if (Number(glue.terminal.options.fontSize) !== px) {
-      glue.terminal.options.fontSize = px;
-      terminal.dataset.fontSize = px;
-    }
-    fitCells(resized);
-  };
+  if (startTerminal) startTerminal(event);
 };
 </script>
 </body>
