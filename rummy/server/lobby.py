@@ -324,11 +324,18 @@ class Lobby:
         without anyone present, one whose game is in play after ``keep_deserted``
         seconds with all its people away (bots do not count, and nor do spectators:
         a game left to bots, or waiting for players who are gone, would otherwise hold
-        its table for ever, across restarts too)."""
+        its table for ever, across restarts too); and find players silent on their
+        turn (``_silent_turn``)."""
         options = self.options
         every = max(
             0.05,
-            min(30.0, options.abandon_after / 4, options.keep_deserted / 4, options.free_away_after / 4),
+            min(
+                30.0,
+                options.abandon_after / 4,
+                options.keep_deserted / 4,
+                options.free_away_after / 4,
+                (options.turn_silence or 60.0) / 2,
+            ),
         )
         failures = 0
         while True:
@@ -343,6 +350,8 @@ class Lobby:
                     await self._free_away_chair(table.id)
                 elif table.status == "playing" and table.humans_present() and table.someone_away():
                     await self._stand_in_for_waited_out(table.id)
+                if table.status == "playing" and not table.closed and options.turn_silence:
+                    self._silent_turn(table)
                 playing = table.status == "playing"
                 if table.humans_present() or (table.spectators and not playing):
                     table.idle_since = now
@@ -356,6 +365,20 @@ class Lobby:
                     failures += 1
                     if failures == 1 or failures % 100 == 0:
                         log.error("closing table %s failed (%d so far): %s", table.id, failures, refused.text)
+
+    def _silent_turn(self, table: TableMaster) -> None:
+        """A game that has waited ``turn_silence`` for a player's move: their connection
+        is asked whether it has been silent as long (``Session.silent_turn``). Here, in
+        the sweep every table already gets, rather than by a timer of each connection:
+        those woke every connection at a table every half ``turn_silence`` (8,000 at
+        2,000 tables, at once when they had connected at once) to find one player in
+        four to ask."""
+        waiting = table.waiting_on()
+        if waiting is None or waiting[1] < self.options.turn_silence:
+            return
+        peer = self.registry.connections.get(waiting[0])
+        if peer is not None:
+            peer.silent_turn(self.options.turn_silence)
 
     async def _free_away_chair(self, table_id: int) -> None:
         """A chair away too long at a table waiting for players (``TableMaster.free_away_chair``)."""

@@ -223,18 +223,17 @@ class TableMaster:
             games=self.games,
         )
 
-    def waited(self, chair: int) -> float | None:
-        """Seconds the game has waited for a move from the player in ``chair`` (None: it
-        waits for no move of theirs: not their turn, no game under way, or a bot plays
-        it). The player's connection says how long it has been silent (the session's
-        ``turn_silence``)."""
+    def waiting_on(self) -> tuple[int, float] | None:
+        """The connection whose move the game waits for, and for how many seconds it has
+        (None: no game under way, between deals, or a bot plays the seat to act). The
+        lobby's sweeper asks it whether it has said anything meanwhile (``turn_silence``)."""
         turn = self._turn
         if turn is None or self.game is None or self.status != "playing":
             return None
-        seat = turn[2]
-        if self.seat_of_chair(chair) != seat or self._played_by_bot(seat, turn):
+        if self._played_by_bot(turn[2], turn):
             return None
-        return self.context.now() - self._turn_since
+        session = self.chair_of_seat(turn[2]).session
+        return None if session is None else (session.id, self.context.now() - self._turn_since)
 
     def someone_away(self) -> bool:
         return any(c is not None and not c.present for c in self.chairs)

@@ -28,6 +28,11 @@ class Peer(Protocol):
         """Bytes sent to it that it has not read yet (still in our buffers)."""
         ...
 
+    def silent_turn(self, limit: float) -> None:
+        """The game has waited ``limit`` seconds for its move: closed if it has sent
+        nothing for as long (``ServerOptions.turn_silence``)."""
+        ...
+
 
 class Connection(Peer, Protocol):
     """A peer as the request handlers see it (``Session`` is one)."""

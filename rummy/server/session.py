@@ -2,10 +2,10 @@
 
 The session guards the server against its peer: a hello within
 ``hello_timeout``, a frame whole within ``frame_timeout`` once begun, a request
-every ``idle_timeout`` while not at a table and within ``turn_silence`` while the
-game waits for its move (``_watch``); a token-bucket rate limit in which the
-requests that make the server send much cost more
-(``handlers.cost``), a peer over it being read and answered a few times a
+every ``idle_timeout`` while not at a table (``_watch``) and within
+``turn_silence`` while the game waits for its move (``silent_turn``); a
+token-bucket rate limit in which the requests that make the server send much
+cost more (``handlers.cost``), a peer over it being read and answered a few times a
 second only, and cut off if it goes on (a flood); the frame size cap (in the
 decoder), and a cap on bytes queued for a peer that does not read (it is
 dropped rather than allowed to eat memory). Requests of one connection are
@@ -338,8 +338,8 @@ class Session(asyncio.BufferedProtocol):
         left a few bytes short held its buffer for ever); and, for a connection not at
         a table, a request at least every ``idle_timeout`` (idle connections that had
         said hello were held for ever and filled the server). People at a table, in a
-        chair or watching, are not idle: the table's own clocks deal with them, but a
-        player whose move the game waits for must say something (``_turn_deadline``)."""
+        chair or watching, are not idle: the table's own clocks deal with them, and
+        the lobby's sweeper with a player silent on their turn (``silent_turn``)."""
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
@@ -350,18 +350,12 @@ class Session(asyncio.BufferedProtocol):
         now = loop.time()
         if not self.said_hello:
             due, code, text = self._opened_at + options.hello_timeout, E.HELLO_TIMEOUT, "No hello in time."
-        elif (place := self.host.lobby.registry.place_of(self.id)) is None:
+        elif self.host.lobby.registry.place_of(self.id) is None:
             due, code, text = (
                 self._heard_at + options.idle_timeout,
                 E.IDLE_TIMEOUT,
                 f"Nothing heard from you for {options.idle_timeout:g} s: goodbye.",
             )
-            if options.turn_silence and due > now + options.turn_silence / 2:
-                # Look again before then: it may sit down meanwhile, and nothing else
-                # wakes this timer when it does.
-                due, code, text = now + options.turn_silence / 2, "", ""
-        elif place[1] is not None and options.turn_silence:
-            due, code, text = self._turn_deadline(place[0], place[1], now)
         else:
             due, code, text = now + options.idle_timeout, "", ""  # look again later
         if self._partial_since is not None and self._partial_since + options.frame_timeout < due:
@@ -373,20 +367,16 @@ class Session(asyncio.BufferedProtocol):
             return
         self._watchdog = loop.call_at(max(due, now + 0.001), self._watch)
 
-    def _turn_deadline(self, table_id: int, chair: int, now: float) -> tuple[float, str, str]:
-        """In a chair: when the game waits for this player's move, the connection must
-        say something within ``turn_silence`` (of the turn's start or of its last
-        request, whichever came later), else it is taken for gone and its chair held,
-        as when it drops. Not its turn: look again in half that time, so that a
-        silent turn is found out within one and a half ``turn_silence``."""
-        limit = self.options.turn_silence
-        table = self.host.lobby.tables.get(table_id)
-        waited = None if table is None else table.waited(chair)
-        if waited is None:
-            return now + limit / 2, "", ""
-        silent = min(now - self._heard_at, waited)
-        return (
-            now + limit - silent,
+    def silent_turn(self, limit: float) -> None:
+        """The game has waited ``limit`` seconds for this player's move (the lobby's
+        sweeper says so): if nothing came from them meanwhile either, they are taken
+        for gone and the connection closed, their chair held as when they drop. A
+        laptop shut or a network gone leaves a connection that TCP keeps for ever when
+        nothing is sent on it, and the table waited on a player shown present."""
+        if self._closed or asyncio.get_running_loop().time() - self._heard_at < limit:
+            return
+        self.host.stats[E.SILENT_TURN] += 1
+        self.fail(
             E.SILENT_TURN,
             f"Nothing heard from you for {limit:g} s while the game waited for your move:"
             " your chair is held for your seat token.",

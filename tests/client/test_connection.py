@@ -130,7 +130,7 @@ async def test_a_player_thinking_over_a_move_is_not_taken_for_gone() -> None:
         await player.until(lambda p: p.view is not None and p.view.my_turn)
         table = server.lobby.tables[seated.table_id]
         # Ann thinks for three times the limit (the bots wait on her all along).
-        await eventually(lambda: (table.waited(0) or 0) >= 4.5, what="4.5 s of Ann's turn")
+        await eventually(lambda: (table.waiting_on() or (0, 0))[1] >= 4.5, what="4.5 s of Ann's turn")
         assert server.stats[errors.SILENT_TURN] == 0
         assert player.status == "connected" and table.chairs[0] is not None and table.chairs[0].present
     finally:

@@ -190,29 +190,25 @@ def test_the_turn_timer_runs_out_and_the_server_plays_the_turn() -> None:
     assert fired.think and t.game is not None and fired.think[0].seat == t.game.current
 
 
-def test_the_table_says_how_long_the_game_has_waited_for_a_players_move() -> None:
-    """What the session's turn silence is counted from: the game waits only for the
-    seat to act, from its turn's start; not for the others, not between games, and
-    not for a seat a stand-in plays."""
+def test_the_table_says_whose_move_the_game_waits_for_and_how_long() -> None:
+    """What the turn silence is counted from: the game waits only for the seat to act,
+    from its turn's start; not between games, and not for a seat a stand-in plays."""
     t, now = four_seated(TableOptions(on_drop="bot"))
-    assert all(t.waited(chair) is None for chair in range(4))  # no game yet
+    assert t.waiting_on() is None  # no game yet
     stored(t.start(ANN, request_id=1))
     assert t.game is not None
-    to_act = t.game.partner_draw.seat_of_chair.index(t.game.current)
-    mover = (ANN, BOB, CY, DEE)[to_act]
+    mover = (ANN, BOB, CY, DEE)[t.game.partner_draw.seat_of_chair.index(t.game.current)]
     now.t += 7
-    assert t.waited(to_act) == 7
-    assert all(t.waited(chair) is None for chair in range(4) if chair != to_act)
+    assert t.waiting_on() == (mover.id, 7)
     stored(t.play(mover, DrawStock(), None, request_id=2))
     now.t += 3
-    assert t.waited(to_act) == 10  # the same turn: drawing does not end it
+    assert t.waiting_on() == (mover.id, 10)  # the same turn: drawing does not end it
     stored(t.play(mover, Discard(t.game.hands[t.game.current][0]), None, request_id=3))
     now.t += 2
-    assert t.waited(to_act) is None
-    nxt = t.game.partner_draw.seat_of_chair.index(t.game.current)
-    assert t.waited(nxt) == 2  # the next turn, counted from its own start
-    stored(t.detach((ANN, BOB, CY, DEE)[nxt].id))
-    assert t.waited(nxt) is None  # away: a stand-in plays it, nobody is waited for
+    nxt = (ANN, BOB, CY, DEE)[t.game.partner_draw.seat_of_chair.index(t.game.current)]
+    assert nxt is not mover and t.waiting_on() == (nxt.id, 2)  # the next turn, from its own start
+    stored(t.detach(nxt.id))
+    assert t.waiting_on() is None  # away: a stand-in plays it, nobody is waited for
 
 
 def test_the_last_person_to_leave_closes_the_table() -> None:
