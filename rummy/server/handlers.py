@@ -139,7 +139,7 @@ def handle(s: Connection, msg: ClientMessage, host: Host) -> Awaitable[Any] | No
             return _at_my_table(s, lobby, lambda t: t.play_again(you, msg.id))
         case Chat():
             table = _my_table(s, lobby)
-            table.chat_or_refuse()  # before the cleaning: the table's budget bounds that work too
+            table.chat_or_refuse(s.id)  # before the cleaning: the table's budget bounds that work too
             text = sanitize(msg.text, CHAT_LIMIT)
             return lobby.run(table.id, lambda t: t.chat(you, text, msg.id))
         case Ping():

@@ -98,6 +98,7 @@ class TableMaster:
         "_alarm_for",
         "_bots",
         "_chat_budget",
+        "_players_chat_budget",
         "_engine",
         "_expired",
         "_idle",
@@ -161,6 +162,9 @@ class TableMaster:
         self._push_pending = False  # a table push is due (see _push_table_soon)
         self._spectator_frame: tuple[tuple[int, int], bytes] | None = None  # see _spectator_view
         self._chat_budget = TokenBucket(context.options.chat_rate, context.options.chat_burst, context.now)
+        # The players' own: spectators (anyone may watch) spending the table's budget
+        # silenced the four people playing for as long as they chatted.
+        self._players_chat_budget = TokenBucket(context.options.chat_rate, context.options.chat_burst, context.now)
         # What moves by itself (see the module's docstring).
         self.clock = TurnClock(context.now)
         self._turn: tuple[int, int, int] | None = None  # (game id, deal, seat) of the turn under way
@@ -881,11 +885,14 @@ class TableMaster:
 
         return self._now(apply)
 
-    def chat_or_refuse(self) -> None:
+    def chat_or_refuse(self, conn: int) -> None:
         """Take one line of the table's chat budget (``chat_rate`` lines a second, in
         bursts of ``chat_burst``): a line goes to everyone at the table, so fifty
-        spectators chatting at their own allowed rate would flood it."""
-        if not self._chat_budget.allow():
+        spectators chatting at their own allowed rate would flood it. The spectators
+        share one budget and the players have another, so that no spectator can
+        leave the players without a word."""
+        budget = self._chat_budget if self.where(conn) is None else self._players_chat_budget
+        if not budget.allow():
             raise Refused(E.RATE_LIMITED, "This table's chat is busy: say it again in a moment.")
 
     # --- what moves by itself -------------------------------------------------------------

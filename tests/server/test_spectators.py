@@ -98,3 +98,25 @@ async def test_a_watch_costs_more_of_the_rate_limit() -> None:
         await close_all([*players, w])
     finally:
         await server.close()
+
+
+async def test_spectators_chatting_never_silence_the_players() -> None:
+    """One address watching a table and chatting at the table's rate used the whole of
+    its chat budget: every line of the four players was refused ("This table's chat
+    is busy") for as long as it went on. The spectators share one budget between
+    them, and the players have their own, so the players can always talk."""
+    server = await serve(**{"chat_rate": 0.01, "chat_burst": 3})
+    try:
+        players, _, table_id = await table_of_four(server, names=("Ann", "Bob"), bots=2)
+        watchers = [await connect(server, f"W{i}") for i in range(3)]
+        for w in watchers:
+            assert isinstance(await w.request(Watch, table_id=table_id), Watching)
+        answers = await asyncio.gather(*(w.request(Chat, text="spam") for w in watchers for _ in range(3)))
+        assert sum(isinstance(a, Ok) for a in answers) == 3  # the spectators' burst, no more
+        ann, bob = players
+        assert isinstance(await ann.request(Chat, text="your move, Bob"), Ok)
+        assert isinstance(await bob.request(Chat, text="thinking"), Ok)
+        await bob.until(lambda c: any(m.by == "player" and m.text == "your move, Bob" for m in c.chat))
+        await close_all([*players, *watchers])
+    finally:
+        await server.close()
