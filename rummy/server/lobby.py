@@ -25,6 +25,7 @@ from ..protocol.messages import Lobby as LobbyMessage
 from ..protocol.messages import LobbyGone, LobbyTable, RequestId, TableOptions
 from . import statements as sql
 from .changes import Chair, Change, Context, Visitor
+from .logguard import Throttled
 from .master import TableMaster
 from .options import ServerOptions
 from .peer import Peer
@@ -48,6 +49,9 @@ class Lobby:
         self.options = options
         self.thinker = Thinker(options.bot_workers, options.hard_bot_iterations)  # where hard bots think
         self.registry = Registry()
+        # Tables opened and closed: anyone may open one and leave it again and again
+        # within the rate limit (1,440 lines in 4 s from one address, at a line each).
+        self._table_log = Throttled(log)
         self.context = Context(options, self.next_game_id, self.thinker.new_bot)
         self.tables: dict[int, TableMaster] = {}
         self._runners: dict[int, TableRunner] = {}
@@ -137,6 +141,7 @@ class Lobby:
     def _gone(self, table: TableMaster) -> None:
         self._runners.pop(table.id, None)
         if self.tables.pop(table.id, None) is not None:
+            self._table_log.log(logging.INFO, "closed", "table %s closed", table.id)
             self._mark(table.id)
             opener = self._opener.pop(table.id, None)
             if opener is not None:
@@ -249,7 +254,7 @@ class Lobby:
         self._opener[table.id] = (peer.id, peer.origin)
         self.tables[table.id] = table
         self._mark(table.id)
-        log.info("table %s created by %s: %r", table.id, peer.name, name)
+        self._table_log.log(logging.INFO, "created", "table %s created by %s: %r", table.id, peer.name, name)
         return table
 
     def _quota_or_refuse(self, peer: Peer) -> None:

@@ -644,8 +644,7 @@ class TableMaster:
             if c is not None:
                 c.session = None
         self.spectators.clear()
-        self._out.closed = True
-        log.info("table %s closed", self.id)
+        self._out.closed = True  # the lobby says so in its log
 
     # --- the creator's tools ------------------------------------------------------------
 

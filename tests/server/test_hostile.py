@@ -19,10 +19,13 @@ from rummy.protocol import (
     CreateTable,
     Error,
     Hello,
+    Leave,
     MoveRequest,
+    Ok,
     Ping,
     Pong,
     Seated,
+    TableOptions,
     Watch,
     Watching,
     Welcome,
@@ -411,4 +414,24 @@ async def test_a_bad_frame_costs_more_of_the_rate_limit(server: Server) -> None:
     await c.until(lambda c: len([m for m in c.received if isinstance(m, Error)]) >= 25)
     codes = Counter(m.code for m in c.received if isinstance(m, Error))
     assert codes == {errors.UNKNOWN_MESSAGE: 19, errors.RATE_LIMITED: 6}
+    await c.close()
+
+
+async def test_tables_opened_and_left_again_and_again_write_a_few_log_lines(
+    server: Server, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An address opening a table and leaving it, over and over within its rate, wrote
+    two lines each time ("table 7 created by f3: 'spam'", "table 7 closed"): 1,440
+    lines in 4 s from one address. Now those say one line a kind every few seconds,
+    with how many were held back."""
+    c = await connect(server, "Spammer")
+    with caplog.at_level(logging.INFO, logger="rummy"):
+        for _ in range(30):
+            assert isinstance(await c.request(CreateTable, name="spam", options=TableOptions()), Seated)
+            assert isinstance(await c.request(Leave), Ok)
+        await eventually(lambda: not server.lobby.tables)
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("rummy")]
+    assert sum("created" in line for line in lines) == 1, lines
+    assert sum("closed" in line for line in lines) <= 1, lines
+    await still_serves(c)
     await c.close()
