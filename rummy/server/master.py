@@ -98,13 +98,13 @@ class TableMaster:
         "_alarm_for",
         "_bots",
         "_chat_budget",
-        "_players_chat_budget",
         "_engine",
         "_expired",
         "_idle",
         "_moving",
         "_next_deal_at",
         "_out",
+        "_players_chat_budget",
         "_push_pending",
         "_shown",
         "_spectator_frame",
@@ -164,7 +164,8 @@ class TableMaster:
         self._chat_budget = TokenBucket(context.options.chat_rate, context.options.chat_burst, context.now)
         # The players' own: spectators (anyone may watch) spending the table's budget
         # silenced the four people playing for as long as they chatted.
-        self._players_chat_budget = TokenBucket(context.options.chat_rate, context.options.chat_burst, context.now)
+        limits = context.options
+        self._players_chat_budget = TokenBucket(limits.chat_rate, limits.chat_burst, context.now)
         # What moves by itself (see the module's docstring).
         self.clock = TurnClock(context.now)
         self._turn: tuple[int, int, int] | None = None  # (game id, deal, seat) of the turn under way
