@@ -97,7 +97,6 @@ class TableMaster:
     __slots__ = (
         "_alarm_for",
         "_bots",
-        "_chat_budget",
         "_engine",
         "_expired",
         "_idle",
@@ -108,6 +107,7 @@ class TableMaster:
         "_push_pending",
         "_shown",
         "_spectator_frame",
+        "_spectators_chat_budget",
         "_told_waited_out",
         "_turn",
         "_turn_since",
@@ -161,10 +161,11 @@ class TableMaster:
         self.last_finished: int | None = None  # the id of the latest of them
         self._push_pending = False  # a table push is due (see _push_table_soon)
         self._spectator_frame: tuple[tuple[int, int], bytes] | None = None  # see _spectator_view
-        self._chat_budget = TokenBucket(context.options.chat_rate, context.options.chat_burst, context.now)
-        # The players' own: spectators (anyone may watch) spending the table's budget
-        # silenced the four people playing for as long as they chatted.
+        # The chat's budgets: one the spectators share, one the players'. Spectators
+        # (anyone may watch) spending one budget of the table's silenced the four
+        # people playing for as long as they chatted.
         limits = context.options
+        self._spectators_chat_budget = TokenBucket(limits.chat_rate, limits.chat_burst, context.now)
         self._players_chat_budget = TokenBucket(limits.chat_rate, limits.chat_burst, context.now)
         # What moves by itself (see the module's docstring).
         self.clock = TurnClock(context.now)
@@ -891,7 +892,7 @@ class TableMaster:
         spectators chatting at their own allowed rate would flood it. The spectators
         share one budget and the players have another, so that no spectator can
         leave the players without a word."""
-        budget = self._chat_budget if self.where(conn) is None else self._players_chat_budget
+        budget = self._spectators_chat_budget if self.where(conn) is None else self._players_chat_budget
         if not budget.allow():
             raise Refused(E.RATE_LIMITED, "This table's chat is busy: say it again in a moment.")
 
