@@ -13,6 +13,7 @@ lobby at all.
 from __future__ import annotations
 
 import gc
+import shlex
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -487,6 +488,7 @@ class RummyApp(App[None]):
         old = self.session.table
         if self.local and old is None and not self.local_game_asked:
             self._say_whose_bots(info)  # back at the saved game
+            self._say_whose_name(info)
         self.session.arrive(info)
         self.tally, self.last_game = message.tally, message.last_game
         if self.lobby is not None:
@@ -522,6 +524,28 @@ class RummyApp(App[None]):
             now = f"This game goes on with the {had} it began with."
         self.notify(
             f"{now} To play {asked} bots, quit and run rummy-client --new --bots {asked}: "
+            "a new game, giving this one up.",
+            title="Your saved game",
+            severity="warning",
+            timeout=20,
+        )
+
+    def _say_whose_name(self, info: TableInfo) -> None:
+        """The saved game against bots goes on under the name its chair was taken with
+        (the server keeps a chair's name for the game: its replays and tally are by
+        name). Seen in tmux: ``--name Ann`` came back as "root", unexplained. When the
+        name asked for is another, say so, and how to play under it."""
+        chair = self.session.chair
+        mine = next((c.name for c in info.chairs if c.chair == chair), None) if chair is not None else None
+        if not mine or mine == self.player_name:
+            return
+        had, asked = text.clean(mine, 24), text.clean(self.player_name, 24)
+        if info.status == "finished":  # its end is on the screen: another (a) keeps the name
+            now = f"This game is over, and another one (a) is played as {had} too."
+        else:
+            now = f"This saved game goes on as {had}, the name it began with."
+        self.notify(
+            f"{now} To play as {asked}, quit and run rummy-client --new --name {shlex.quote(asked)}: "
             "a new game, giving this one up.",
             title="Your saved game",
             severity="warning",

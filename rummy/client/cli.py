@@ -109,7 +109,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "address", nargs="?", help=f"HOST:PORT of a rummy-server (port {DEFAULT_PORT} if left out)"
     )
-    parser.add_argument("--name", help="your name at the table (remembered for next time)")
+    parser.add_argument(
+        "--name",
+        help="your name at the table (remembered for next time; a saved game against bots "
+        "goes on under the name it began with: see --new)",
+    )
     parser.add_argument(
         "--ascii",
         action="store_true",

@@ -178,6 +178,29 @@ async def test_a_saved_game_says_it_goes_on_with_its_own_bots_when_others_are_as
             await quit_the_game(pilot, app)
 
 
+async def test_a_saved_game_says_it_goes_on_under_its_own_name_when_another_is_asked_for() -> None:
+    """Played in tmux: a game begun as "root", run again with ``--name Ann``, went on
+    as "root" with not a word why. The chair keeps the name it was taken with (the
+    saved game is not given up unasked): it says so, and how to play as Ann."""
+    first = RummyApp(player_name="root", local=True, server_options=FAST)
+    async with first.run_test() as pilot:
+        await at_the_table(pilot, first)
+        await quit_the_game(pilot, first)
+    for name, said in (("Ann", True), ("root", False)):
+        app = RummyApp(player_name=name, local=True, server_options=FAST)
+        async with app.run_test(size=(100, 32), notifications=True) as pilot:
+            await eventually(lambda app=app: hand_drawn(app), pause=pilot.pause)
+            if said:
+                await eventually(lambda app=app: "Your saved game" in screen_text(app), pause=pilot.pause)
+                notice = toast_text(app)
+                assert "This saved game goes on as root, the name it began with." in notice
+                assert "--new --name Ann" in notice.replace("- ", "-")  # (a toast may break at a hyphen)
+            else:
+                await pilot.pause()
+                assert "Your saved game" not in screen_text(app)
+            await quit_the_game(pilot, app)
+
+
 async def test_r3_1_the_game_against_bots_waits_at_a_deals_end_for_its_player() -> None:
     """Played in tmux: deal 2 of the game against bots began by itself, 15 s into the
     player's reading of deal 1's scores. Its server has no such pause: at a deal's end
