@@ -1247,3 +1247,31 @@ async def test_the_toasts_of_a_game_go_when_a_new_game_begins() -> None:
         say(app, game_update(3, Game(8, seating="chosen"), 0))  # the other three asked too
         await eventually(lambda: screen_text(app).startswith(" Deal 1 of 2"), pause=pilot.pause)
         assert "Asked for another game" not in screen_text(app)
+
+
+@pytest.mark.parametrize(
+    ("on_drop", "said"),
+    [
+        ("wait", "the game waits 2 minutes for a player who drops, then a bot plays"),
+        ("bot", "a bot plays for a player who drops"),
+    ],
+)
+def test_the_lobby_says_what_a_table_does_when_a_player_drops(on_drop: str, said: str) -> None:
+    """The chosen table's options in the lobby say what the server does (PROTOCOL.md,
+    Dropping): a table that waits does so for 2 minutes, then a bot plays, as the
+    new-table form says; the lobby said it waited, full stop."""
+    from rummy.client.screens.lobby import options_words
+    from rummy.protocol import TableInfo, TableOptions
+
+    options = TableOptions(on_drop=on_drop)  # type: ignore[arg-type]
+    info = TableInfo(
+        table_id=1,
+        name="Ann's",
+        options=options,
+        status="waiting",
+        chairs=[],
+        spectators=0,
+        creator=0,
+        games=0,
+    )
+    assert options_words(info).endswith(said)
