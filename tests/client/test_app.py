@@ -1252,7 +1252,7 @@ async def test_the_toasts_of_a_game_go_when_a_new_game_begins() -> None:
 @pytest.mark.parametrize(
     ("on_drop", "said"),
     [
-        ("wait", "the game waits 2 minutes for a player who drops, then a bot plays"),
+        ("wait", "a bot plays for a player away 2 min"),
         ("bot", "a bot plays for a player who drops"),
     ],
 )

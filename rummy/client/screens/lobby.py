@@ -69,7 +69,7 @@ def options_words(info: TableInfo) -> str:
     drop = (
         "a bot plays for a player who drops"
         if o.on_drop == "bot"
-        else "the game waits 2 minutes for a player who drops, then a bot plays"
+        else "a bot plays for a player away 2 min"
     )
     return f"{seating}; {timer}; {drop}"
 
