@@ -59,6 +59,7 @@ from .protocol import (
     parse_address,
     sanitize,
 )
+from .protocol.liveness import DEAD, FINAL, FIRST_PAUSE, LONGEST_PAUSE, QUIET, WATCH_EVERY
 from .sim import BotInterrupted, BotRaised, ask, make_player, move_shown
 
 STARTED_WITHIN = 3.0  # seconds for the lobby to list the table asked for
@@ -68,19 +69,10 @@ RATE_WAIT = 0.25  # seconds before asking again when rate-limited (an over-rate 
 # RECONNECT_FOR seconds it gives up: by then a game whose players were all away has
 # been closed by the server (docs/PROTOCOL.md, 15 minutes), and an author's run that
 # waits on forever for a server that is gone tells them nothing.
-FIRST_PAUSE = 0.5
-LONGEST_PAUSE = 10.0
+# The pauses, and the silences after which it pings a server and connects anew, are
+# rummy-client's (rummy.protocol.liveness); time the bot itself spends thinking does
+# not count as the server's silence.
 RECONNECT_FOR = 900.0
-# A network cut can leave TCP silent for many minutes: the bot waits for a turn that
-# never comes. So, as rummy-client does, it pings when it has heard nothing for QUIET
-# seconds, and makes the connection anew after DEAD seconds without a word (checked
-# every WATCH_EVERY seconds; time the bot itself spent thinking does not count).
-QUIET = 15.0
-DEAD = 20.0
-WATCH_EVERY = 1.0
-# Fatal errors after which connecting again cannot help (another connection took the
-# chair back with its token; another protocol version; the name refused).
-FINAL = {errors.REPLACED, errors.VERSION, errors.BAD_NAME}
 
 
 class BotStopped(Exception):

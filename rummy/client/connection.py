@@ -32,12 +32,10 @@ from rummy.protocol import (
     address_text,
     encode,
 )
-from rummy.protocol import errors as codes
+from rummy.protocol.liveness import DEAD, FINAL, FIRST_PAUSE, LONGEST_PAUSE, QUIET, WATCH_EVERY
 
 from .local import Early, Request
 
-FIRST_PAUSE = 0.5
-LONGEST_PAUSE = 10.0
 # The server closes a connection that is not at a table and sends nothing for its
 # idle timeout (15 minutes unless its host chose otherwise): a player reading the
 # lobby that long is still here, so the client says so now and then. Likewise a
@@ -48,20 +46,9 @@ LONGEST_PAUSE = 10.0
 # busy loop).
 KEEPALIVE = 240.0
 KEEPALIVE_FLOOR = 0.5
-# A connection can die without a word: a router or a proxy that stalls it, wifi that
-# changes under a laptop. TCP then stays silent for many minutes, and the player looks
-# at a table that never moves, a move of theirs unanswered and further keys ignored.
-# So the client listens: when the server has said nothing for QUIET seconds it asks
-# (a ping, answered at once); a request owed an answer with nothing heard for SLOW
-# seconds is said in the banner; after DEAD seconds the connection is given up and
-# made anew. That is safe: the seat token brings the chair back, a move is never
-# sent twice, and the server's view then shows what became of a move in flight.
-QUIET = 15.0
+# A stalled connection (rummy.protocol.liveness): a request owed an answer with
+# nothing heard for SLOW seconds is said in the banner, before DEAD gives it up.
 SLOW = 5.0
-DEAD = 20.0
-WATCH_EVERY = 1.0
-# Fatal errors after which trying again cannot help: say so and stop.
-FINAL = {codes.VERSION, codes.REPLACED, codes.BAD_NAME}
 
 
 def keepalive_every(idle_timeout: float | None, turn_silence: float | None = None) -> float:
