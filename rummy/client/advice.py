@@ -142,10 +142,13 @@ def prompt(
     ascii: bool = False,
     lobby: bool = False,
     again: bool = True,
+    hinting: bool = False,
 ) -> Content:
     """The always-visible line: what this player can do now. ``lobby``: the client has
     a lobby to go back to (a server's, not the local game's); ``again``: another game
-    may be asked for at the game's end (not once someone has left the table)."""
+    may be asked for at the game's end (not once someone has left the table);
+    ``hinting``: the hints are on, and when they mark nothing this line says what is
+    left to do (a toast said it, and stayed up after the turn had moved on)."""
     if view is None:
         return Content("Waiting for the game to start.")
     if view.phase == "game_over":
@@ -183,6 +186,8 @@ def prompt(
     # The meld part of the turn: say what the chosen cards can do.
     cards = list(chosen)
     advice = "m melds the selected cards, l lays one off, d discards (ends the turn)."
+    if hinting and not (h.hand or h.melds):
+        advice = "Hints: nothing to meld or lay off now; d discards a card and ends the turn."
     if len(cards) >= 3 and legal(view, NewMeld(tuple(cards))):
         return Content.assemble("Meld ready: ", text.cards(cards, ascii), ". m melds them.")
     if len(cards) == 1:

@@ -605,21 +605,31 @@ async def test_hiding_the_hints_says_so() -> None:
         assert messages[-1] == "Hints are off: h shows them again."
 
 
-async def test_hints_with_nothing_to_mark_say_what_is_left_to_do() -> None:
+async def test_hints_with_nothing_to_mark_say_what_is_left_to_do_until_it_changes() -> None:
     """h with nothing to mark says what the turn still asks for: in the draw, that no
-    card of the pile has a use (R4.1) and s draws; in the meld part, that d discards."""
+    card of the pile has a use (R4.1) and s draws; in the meld part, that d discards.
+    It is said on the line above the hand, which follows the game: seen in tmux, a
+    toast saying it stayed up after the player had drawn, or discarded and the turn
+    had moved on, and told them to do what they could no longer do."""
     game = position(["7h 8h 2c", *OTHERS], discard="Kd Js", current=0, phase="draw")
-    messages: list[str] = []
     app = TableHarness(game, bots=False)
-    async with app.run_test(notifications=True) as pilot:
-        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 32), notifications=True) as pilot:
         await pilot.press("h")
-        assert messages == ["No card of the discard pile can be used now (R4.1): s draws from the stock."]
+        await pilot.pause()
+        assert "no card of the discard pile can be used now" in screen_text(app)
+        await pilot.press("s")  # drawn: the pile is no longer the question
+        drawn = lambda: app.table.view is not None and app.table.view.phase == "meld"  # noqa: E731
+        await eventually(drawn, pause=pilot.pause)
+        await pilot.pause()
+        assert "discard pile can be used" not in screen_text(app)
     app = TableHarness(meld_position("7h 2c Qs"), bots=False)  # no meld, none on the table
-    async with app.run_test(notifications=True) as pilot:
-        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 32), notifications=True) as pilot:
         await pilot.press("h")
-        assert messages[-1] == "Nothing to meld or lay off now: d discards a card and ends the turn."
+        await pilot.pause()
+        assert "Hints: nothing to meld or lay off now; d discards a card" in screen_text(app)
+        await pilot.press("d")  # the turn is over: nothing of it is left to do
+        await eventually(lambda: "Waiting for" in screen_text(app), pause=pilot.pause)
+        assert "nothing to meld or lay off" not in screen_text(app).lower()
 
 
 async def test_sort_by_rank_and_own_order_kept() -> None:

@@ -380,7 +380,13 @@ class TableScreen(Screen[None]):
     def _prompt(self) -> Content:
         chosen = self.hand.chosen if (self.hand.selected or self.hand.has_focus) else []
         prompt = advice.prompt(
-            self.view, self.seats, chosen, self.ascii, self.app_has_lobby, again=not self.broken_up
+            self.view,
+            self.seats,
+            chosen,
+            self.ascii,
+            self.app_has_lobby,
+            again=not self.broken_up,
+            hinting=self.show_hints,
         )
         timer = self.timer
         if timer is not None and timer.kind == "next_deal" and not self.offline:
@@ -668,25 +674,18 @@ class TableScreen(Screen[None]):
         index = ring.index(focused) if focused in ring else -1
         ring[(index + step) % len(ring)].focus()
 
-    def _nothing_to_play(self) -> str:
-        """What the hints say when they mark nothing: what is left to do in this part of
-        the turn."""
-        view = self.view
-        if view is not None and view.phase == "draw":
-            then = "p passes" if may_pass(view.stock_count) else "s draws from the stock"
-            return f"No card of the discard pile can be used now (R4.1): {then}."
-        return "Nothing to meld or lay off now: d discards a card and ends the turn."
-
     def action_hint(self) -> None:
         """h shows the hints, and they stay on from turn to turn; h again hides them.
         The key says which it does, and hiding says so: else a player pressing h to ask
-        sees nothing happen."""
+        sees nothing happen. What the hints say of this moment (nothing to play) is
+        said by the line above the hand, which follows the game: a toast saying it
+        stayed up for seconds after the player drew or the turn moved on."""
         self.show_hints = not self.show_hints
         if self.show_hints:
             self.key_words["hint"] = "Hide hints"
             h = advice.hints(self.view) if self.view is not None else advice.Hints()
-            if not (h.hand or h.pile or h.melds):
-                self.notify(self._nothing_to_play(), title="Hints")
+            if not (h.hand or h.pile or h.melds):  # nothing gets marked: say h did something
+                self.notify("Hints are on: what you can play is marked (h hides them).", timeout=3)
         else:
             self.key_words.pop("hint", None)
             self.notify("Hints are off: h shows them again.", timeout=3)
