@@ -77,6 +77,7 @@ from .messages import (
     BotRequested,
     CreateTableRequested,
     HandOrdered,
+    HintsChosen,
     HistoryWanted,
     LeaveTable,
     OpenHistory,
@@ -590,6 +591,7 @@ class RummyApp(App[None]):
             name = self._table_name(info) if info is not None else ""
             self.table_screen = TableScreen(self.look, table_name=name, bell=self.bell_on_turn)
             self.table_screen.hand.sort_mode = "rank" if self.store.sort == "rank" else "suit"
+            self.table_screen.set_hints(self.store.hints)  # as the player left them
             self.table_screen.tally, self.table_screen.last_game = self.tally, self.last_game
             for line in self.chat:
                 self.table_screen.add_chat_line(line)
@@ -625,6 +627,10 @@ class RummyApp(App[None]):
     @on(SortChosen)
     def _sort_chosen(self, message: SortChosen) -> None:
         self.store.sort = message.mode  # for later deals and starts, not only this hand
+
+    @on(HintsChosen)
+    def _hints_chosen(self, message: HintsChosen) -> None:
+        self.store.hints = message.on  # for the next start too
 
     @on(HandOrdered)
     def _hand_ordered(self, message: HandOrdered) -> None:

@@ -35,6 +35,14 @@ class SortChosen(Message):
 
 
 @dataclass
+class HintsChosen(Message):
+    """The player turned the hints on or off (h): the app remembers it for later
+    starts (a player who had turned them off found them on again)."""
+
+    on: bool
+
+
+@dataclass
 class SendChat(Message):
     """The player typed a chat line."""
 

@@ -130,7 +130,16 @@ class StateStore:
     def sort(self, value: str) -> None:
         self._keep("sort", value, self.sort)
 
-    def _keep(self, key: str, value: str, now: object) -> None:
+    @property
+    def hints(self) -> bool:
+        """Whether the player last left the hints on (h at the table): off at first."""
+        return self._data.get("hints") is True
+
+    @hints.setter
+    def hints(self, value: bool) -> None:
+        self._keep("hints", value, self.hints)
+
+    def _keep(self, key: str, value: object, now: object) -> None:
         """One remembered setting: the file is written only when it changes."""
         if value != now:
             with self._changing() as data:

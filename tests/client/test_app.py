@@ -993,6 +993,41 @@ async def test_a_hand_sorted_by_rank_comes_sorted_by_rank_in_later_games(state_d
         assert list(screen.hand.order) != sort_cards(game.hands[0], "suit")
 
 
+async def test_hints_turned_off_stay_off_at_the_next_start(state_dir: Path) -> None:
+    """h turns the hints on, h again off: the next start keeps what the player chose
+    last (a player who had turned them off found them on again), on and off alike."""
+
+    async def start(table_id: int, press: str = "") -> bool:
+        app, _ = offline_app()
+        async with app.run_test(size=(100, 32)) as pilot:
+            say(app, Seated(id=1, table_id=table_id, chair=0, token="t"), Sit)
+            say(
+                app,
+                Table(
+                    table=table_info(table_id, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))
+                ),
+            )
+            game = Game(7, seating="chosen")
+            advance_to(game, 0)  # h works in one's own turn
+            say(app, game_update(table_id, game, 0))
+            await eventually(
+                lambda: isinstance(app.screen, TableScreen) and app.screen.view is not None, pause=pilot.pause
+            )
+            screen = app.screen
+            assert isinstance(screen, TableScreen)
+            shown = screen.show_hints
+            assert ("h Hide hints" in screen_text(app)) == shown  # the key says it too
+            if press:
+                await pilot.press(*press)
+                await pilot.pause()
+            return shown
+
+    assert not await start(3, "h")  # off at first; on
+    assert await start(4, "h")  # on, as left; off
+    assert not await start(5)  # off, as left
+    assert StateStore(state_dir).hints is False
+
+
 async def test_the_theme_chosen_in_the_palette_is_kept_for_the_next_start(state_dir: Path) -> None:
     """ctrl+p, Theme, a light one for a light terminal: the next start has it too (it
     went back to the dark default each time); a theme no longer there is let be."""

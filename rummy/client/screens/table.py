@@ -53,6 +53,7 @@ from ..commands import ScreenActions
 from ..describe import turn_part
 from ..messages import (
     HandOrdered,
+    HintsChosen,
     LeaveTable,
     PlayAgainRequested,
     PlayMove,
@@ -680,15 +681,23 @@ class TableScreen(Screen[None]):
         sees nothing happen. What the hints say of this moment (nothing to play) is
         said by the line above the hand, which follows the game: a toast saying it
         stayed up for seconds after the player drew or the turn moved on."""
-        self.show_hints = not self.show_hints
+        self.set_hints(not self.show_hints)
+        self.post_message(HintsChosen(self.show_hints))
         if self.show_hints:
-            self.key_words["hint"] = "Hide hints"
             h = advice.hints(self.view) if self.view is not None else advice.Hints()
             if not (h.hand or h.pile or h.melds):  # nothing gets marked: say h did something
                 self.notify("Hints are on: what you can play is marked (h hides them).", timeout=3)
         else:
-            self.key_words.pop("hint", None)
             self.notify("Hints are off: h shows them again.", timeout=3)
+
+    def set_hints(self, on: bool) -> None:
+        """Hints on or off (h, or as the player left them last time); the key says
+        what pressing it does now."""
+        self.show_hints = on
+        if on:
+            self.key_words["hint"] = "Hide hints"
+        else:
+            self.key_words.pop("hint", None)
         self._draw()
 
     def action_sort(self) -> None:
