@@ -285,18 +285,22 @@ async def test_a_key_of_the_turn_out_of_its_time_says_what_applies() -> None:
         assert messages[-1].startswith("You have drawn this turn: now meld (m), lay off (l), or discard (d)")
         await pilot.press("d")
         await pilot.pause()
+        if len(app.sent) == 1:  # the card drawn is a Joker: d asks first, d again discards it
+            await pilot.press("d")
+            await pilot.pause()
         assert app.game.current == 1 and app.sent == [DrawStock(), Discard(app.sent[-1].card)]
         await pilot.press("d")
         assert messages[-1] == "It is Bob's turn (to draw): wait for yours."
         assert len(app.sent) == 2  # nothing was played
+        told = len(messages)
         await pilot.press("c")  # not a key of the turn: no word (the game against bots has no chat)
-        assert len(messages) == 3
+        assert len(messages) == told
     app = LobbyHarness(position(["7h 8h 9h 2c", *OTHERS], discard="Kd", current=1), bots=False)
     async with app.run_test() as pilot:
         app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
         await pilot.press("c", "s", "m", "d", "enter")  # typed in the chat: words, not keys
         await pilot.pause()
-        assert app.chat == ["smd"] and len(messages) == 3
+        assert app.chat == ["smd"] and len(messages) == told
 
 
 async def test_a_long_run_shows_whole_at_80x24() -> None:
@@ -630,6 +634,26 @@ async def test_hints_with_nothing_to_mark_say_what_is_left_to_do_until_it_change
         await pilot.press("d")  # the turn is over: nothing of it is left to do
         await eventually(lambda: "Waiting for" in screen_text(app), pause=pilot.pause)
         assert "nothing to meld or lay off" not in screen_text(app).lower()
+
+
+async def test_discarding_a_joker_asks_once_first() -> None:
+    """R5.3: a Joker melds only with Jokers, and on the pile it is there for the next
+    players to take; d on it asks first (the line above the hand says so, and a short
+    toast), d again discards it. Any other card goes at once, with no question."""
+    app = TableHarness(meld_position("7h 2c JK Qs"), bots=False)
+    async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        order = hand_of(app).order
+        await pilot.press(str(order.index(c("JK")) + 1), "d")  # select the Joker, discard
+        await pilot.pause()
+        assert app.sent == []
+        assert "Discard the JK? d again discards it (Jokers" in screen_text(app)
+        await pilot.press("d")
+        await eventually(lambda: app.sent == [Discard(c("JK"))], pause=pilot.pause)
+    app = TableHarness(meld_position("7h 2c JK Qs"), bots=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        order = hand_of(app).order
+        await pilot.press(str(order.index(c("2c")) + 1), "d")
+        await eventually(lambda: app.sent == [Discard(c("2c"))], pause=pilot.pause)
 
 
 async def test_sort_by_rank_and_own_order_kept() -> None:

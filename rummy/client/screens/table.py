@@ -46,6 +46,7 @@ from rummy.engine import (
     card_text,
     may_pass,
 )
+from rummy.engine.cards import is_joker
 from rummy.protocol import PlayedBy, TallyLine
 
 from .. import advice, text
@@ -158,6 +159,8 @@ class TableScreen(Screen[None]):
         self.key_words: dict[str, str] = {}  # action: the words its key says now (KeyBar)
         self._ticker: Timer | None = None
         self._pile_usable_in: tuple[PlayerView, bool] | None = None
+        # A Joker the player was asked about discarding, in this view: d again discards it.
+        self._joker_asked: tuple[PlayerView, Card] | None = None
         self._shown_results = 0
         self._results_open = False
         self.board = TableBoard(self.look, id="board")
@@ -389,6 +392,13 @@ class TableScreen(Screen[None]):
             again=not self.broken_up,
             hinting=self.show_hints,
         )
+        asked = self._joker_asked
+        if asked is not None and asked[0] is self.view and self.hand.chosen == [asked[1]]:
+            joker = card_text(asked[1], self.ascii)
+            prompt = Content.assemble(
+                Content.styled(f"Discard the {joker}? d again discards it", "bold"),
+                " (Jokers meld only with Jokers, R5.3).",
+            )
         timer = self.timer
         if timer is not None and timer.kind == "next_deal" and not self.offline:
             left = timer.left(time.monotonic())
@@ -589,7 +599,23 @@ class TableScreen(Screen[None]):
         if len(cards) != 1:
             self.notify("Select one card to discard.", severity="warning")
             return
+        if self._asks_first(cards[0]):
+            return
         self._play(Discard(cards[0]))
+
+    def _asks_first(self, card: Card) -> bool:
+        """A Joker is asked about once before it is discarded, as card sites do: it
+        melds only with Jokers (R5.3), so on the pile it is there for the next players
+        to take into their set of Jokers, and a d pressed on the wrong card threw it
+        away unasked. d again (with the same view: nothing has happened meanwhile)
+        discards it; every other card goes at once."""
+        view = self.view
+        if view is None or not is_joker(card) or self._joker_asked == (view, card):
+            return False
+        self._joker_asked = (view, card)
+        self.notify(f"Discard the {card_text(card, self.ascii)}? Press d again.", title="A Joker", timeout=3)
+        self.board.prompt.update(self._prompt())
+        return True
 
     async def _ask(self, question: Screen[Answer]) -> Answer | None:
         """``question`` asked in a dialog, and its answer (None if not asked: this table
