@@ -1071,7 +1071,7 @@ async def test_deal_end_shows_every_hand_and_the_scores() -> None:
         ):
             assert f"{label:<22}{x:>8}{y:>8}" in text
         assert (a.laid, b.doubled_fours, a.going_out) == (24, 40, 25)  # R7.1, R7.4, R7.3
-        assert "Bob" in text and "2♦ 3♦ 4♦ 5♦ 6♦ 7♦" in text  # West's hand, shown to all
+        assert "Bob" in text and " 2♦  3♦  4♦  5♦  6♦  7♦" in text  # West's hand, shown to all
         await pilot.press("n")  # ready for the next deal
         await pilot.pause()
         assert app.game.deal == 2
@@ -1092,8 +1092,26 @@ def test_the_hands_at_a_deal_end_are_sorted_as_the_player_sorts_their_own() -> N
     result = DealResult(1, "passes", None, held, (TeamScore(0, 0, -35, 0), TeamScore(0, 0, 0, 0)))
     by_suit = deal_breakdown(result, seats, (0, 0), ascii=False).plain
     by_rank = deal_breakdown(result, seats, (0, 0), ascii=False, order="rank").plain
-    assert "K♦ 7♥ 8♥ K♠  (-35)" in by_suit
-    assert "7♥ 8♥ K♦ K♠  (-35)" in by_rank
+    assert "(-35)   K♦  7♥  8♥  K♠" in by_suit
+    assert "(-35)   7♥  8♥  K♦  K♠" in by_rank
+
+
+@pytest.mark.parametrize("ascii", [False, True])
+def test_a_ten_keeps_the_deal_ends_hands_in_line(ascii: bool) -> None:
+    """R7.2: seen in tmux, a 10♦ (a rank of two characters) pushed the rest of its row,
+    and the points at its end, one column out of line with the rows of one-character
+    ranks. The points stand in a column before the cards, and each card in three
+    columns, so every row's cards and points line up."""
+    from rummy.client.screens.results import deal_breakdown
+
+    seats = Seats((SeatInfo("Ann"), SeatInfo("Bob"), SeatInfo("Cy"), SeatInfo("Di")), me=0)
+    held = (tuple(cards("Td 8h 9s")), tuple(cards("3c 4d 5h")), tuple(cards("2c 7h JK")), ())
+    result = DealResult(1, "passes", None, held, (TeamScore(0, 0, -29, 0), TeamScore(0, 0, -47, 0)))
+    lines = deal_breakdown(result, seats, (0, 0), ascii=ascii).plain.splitlines()
+    rows = [line for line in lines if line.strip().startswith(("South", "West", "North"))]
+    assert len(rows) == 3
+    ends = {tuple(m.end() for m in re.finditer(r"\S+", row))[-4:] for row in rows}
+    assert len(ends) == 1  # the points and each card end in the same column in every row
 
 
 async def test_the_deal_end_follows_the_hands_sort() -> None:

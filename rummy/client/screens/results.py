@@ -70,15 +70,23 @@ def deal_breakdown(
         hand = result.hands[seat]
         # Cut with an ellipsis, so that a cut name reads as cut ("Cyrus the Grea" did not).
         name = text.fit(text.plain(seats.name(seat)), 14, ascii).truncate(14, pad=True)
-        cards = text.cards(sort_cards(hand, order), ascii) if hand else Content.styled("no cards", "dim")
         minus = sum(points(c) for c in hand)
+        # The points in a column of their own before the cards, and every card in
+        # three columns (its rank to the right, as on the hand's cards): after a 10♦,
+        # the rest of its row, and its points at the end, stood one column out of line.
+        held = (
+            Content(" ").join(_card_cell(c, ascii) for c in sort_cards(hand, order))
+            if hand
+            else Content.styled("no cards", "dim")
+        )
         lines.append(
             Content.assemble(
                 f"  {SEAT_NAMES[seat]:<6}",
                 name,
-                f" {text.team_name(team_of(seat), ascii)}  ",
-                cards,
-                Content.styled(f"  (-{minus})" if minus else "", "dim"),
+                f" {text.team_name(team_of(seat), ascii)}",
+                Content.styled(f"{f'(-{minus})' if minus else '':>7}", "dim"),
+                "  ",
+                held,
             )
         )
     a, b = result.scores
@@ -94,6 +102,12 @@ def deal_breakdown(
         _row("Game totals", previous_totals[0] + a.total, previous_totals[1] + b.total, "bold"),
     ]
     return Content("\n").join(lines)
+
+
+def _card_cell(card: int, ascii: bool) -> Content:
+    """One card in three columns, so that the cards of the hands stand in columns."""
+    shown = text.card(card, ascii)
+    return Content.assemble(" " * max(0, 3 - shown.cell_length), shown)
 
 
 DEAL_2_BEGUN = "Deal 2 has begun: esc (or n) returns to the table."
