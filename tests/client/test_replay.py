@@ -6,6 +6,7 @@ the running tally at the game's end."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -627,9 +628,9 @@ TALLY = [
 ]
 
 
-async def test_at_80x24_a_long_pair_in_the_tally_keeps_a_space_before_its_record() -> None:
-    """Two 12-column names filled the pair's 27 columns: the game's end read "Bobby
-    Tables & Cyrus the Grwon 1 of 2"."""
+async def test_at_80x24_a_long_name_in_the_tally_keeps_a_space_before_its_record() -> None:
+    """A long name is cut, and the records stand in one column (a pair of two long
+    names once read "Bobby Tables & Cyrus the Grwon 1 of 2")."""
     app = game_end_harness()
     long_pair = ("Bobby Tables", "Cyrus the Great of Persi")
     app.table.tally = [
@@ -640,8 +641,34 @@ async def test_at_80x24_a_long_pair_in_the_tally_keeps_a_space_before_its_record
         await pilot.press("1", "2", "3", "m", "y")
         await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
         text = screen_text(app)
-        assert "Bobby Tables & Cyrus the Gr won 1 of 2" in text
-        assert "Ann & Dee                   won 1 of 2" in text  # the records in one column
+        assert "Cyrus the Great         won 1 of 2" in text
+        assert "Ann (you)               won 1 of 2" in text  # the records in one column
+
+
+async def test_the_tally_has_a_line_per_player_however_the_partners_were_drawn() -> None:
+    """R2.2 draws partners anew each game: seen in tmux, after two games against bots
+    the tally had four lines of pairs ("root & Dara", "Mina & Kian", "Dara & Kian",
+    "root & Mina"), each name twice, and two more were to come with the next pairings.
+    It has one line per player, each once, the best first, with their games, wins
+    and their teams' points summed."""
+    app = game_end_harness()
+    app.table.tally = [
+        TallyLine(players=("Ann", "Cyd"), games=1, won=0, tied=0, points=-44),
+        TallyLine(players=("Bob", "Dee"), games=1, won=1, tied=0, points=370),
+        TallyLine(players=("Cyd", "Dee"), games=1, won=1, tied=0, points=436),
+        TallyLine(players=("Ann", "Bob"), games=1, won=0, tied=0, points=52),
+    ]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("1", "2", "3", "m", "y")
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        text = screen_text(app)
+        assert "At this table, 2 games" in text
+        rows = [line for line in text.splitlines() if " points" in line]
+        assert len(rows) == 4
+        named = [row.split()[1] for row in rows]
+        assert named == ["Dee", "Bob", "Cyd", "Ann"]  # most won, then most points
+        assert re.search(r"Dee +won 2 of 2 +806 points", rows[0])
+        assert re.search(r"Ann \(you\) +won 0 of 2 +8 points", rows[3])
 
 
 async def test_the_game_end_shows_the_running_tally_and_offers_the_replay() -> None:
@@ -655,8 +682,9 @@ async def test_the_game_end_shows_the_running_tally_and_offers_the_replay() -> N
         await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
         text = screen_text(app)
         assert "At this table, 3 games" in text
-        assert "Ann & Cyd" in text and "won 2 of 3" in text and "412 points" in text
-        assert "Bob & Dee" in text and "won 1 of 3" in text and "301 points" in text
+        assert re.search(r"Ann \(you\) +won 2 of 3 +412 points", text)
+        assert re.search(r"Cyd +won 2 of 3 +412 points", text)
+        assert re.search(r"Bob +won 1 of 3 +301 points", text)
         await pilot.press("w")
         await eventually(lambda: any(isinstance(m, ReplayRequested) for m in posted), pause=pilot.pause)
         asked = {id(m): m.game_id for m in posted if isinstance(m, ReplayRequested)}  # seen as it bubbles

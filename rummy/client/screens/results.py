@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from textual import on
@@ -38,18 +39,43 @@ def with_who_asked(sentence: str, seats: Seats) -> Content:
     return Content.assemble(f"{sentence}; so far: ", text.plain(", ".join(asked)), ".")
 
 
-def tally_lines(tally: Sequence[TallyLine]) -> list[Content]:
-    """The running tally of the table's games, one line per partnership (empty until a
-    second game has ended: the first game's summary says it all)."""
+@dataclass(slots=True)
+class _Record:
+    """One player's games at the table, whoever their partner was."""
+
+    games: int = 0
+    won: int = 0
+    tied: int = 0
+    points: int = 0  # their teams' totals
+
+
+def tally_lines(tally: Sequence[TallyLine], me: str | None = None) -> list[Content]:
+    """The running tally of the table's games, one line per player, the best first
+    (empty until a second game has ended: the first game's summary says it all).
+
+    The server counts partnerships, and partners are drawn anew each game (R2.2):
+    a line per partnership grew with every new pairing, up to six lines in which
+    each name came back three times. Each player's line sums the partnerships they
+    played in: their games, their wins and their teams' points. ``me``: the player's
+    name, marked "(you)"."""
     games = sum(line.games for line in tally) // 2
     if games < 2:
         return []
-    lines = [Content.styled(f"At this table, {games} games", "bold underline")]
+    records: dict[str, _Record] = {}
     for line in tally:
-        pair = " & ".join(text.cut(text.clean(name, 24), 12) for name in line.players)
-        record = f"won {line.won}" + (f", tied {line.tied}" if line.tied else "") + f" of {line.games}"
-        # A space after the pair's 27 columns: two 12-column names fill them ("...Grwon 1").
-        lines.append(Content.assemble(text.plain(pair, width=27), f" {record:<20}{line.points:>6} points"))
+        for name in line.players:
+            record = records.setdefault(name, _Record())
+            record.games += line.games
+            record.won += line.won
+            record.tied += line.tied
+            record.points += line.points
+    lines = [Content.styled(f"At this table, {games} games: each player's record", "bold underline")]
+    best = sorted(records.items(), key=lambda item: (-item[1].won, -item[1].points))
+    for name, r in best:
+        who = text.cut(text.clean(name, 24), 16) + (" (you)" if name == me else "")
+        tied = f", tied {r.tied}" if r.tied else ""
+        words = f"won {r.won}{tied} of {r.games}"
+        lines.append(Content.assemble(text.plain(who, width=23), f" {words:<20}{r.points:>6} points"))
     return lines
 
 
@@ -256,7 +282,7 @@ class GameEndScreen(Dialog[GameChoice]):
         for result in self.results:
             lines.append(_row(f"Deal {result.deal}", result.scores[0].total, result.scores[1].total))
         lines.append(_row("Total", a, b, "bold"))
-        tally = tally_lines(self.tally)
+        tally = tally_lines(self.tally, None if me is None else self.seats.name(me))
         if tally:
             lines += [Content(""), *tally]
         return Content("\n").join(lines)
