@@ -218,6 +218,7 @@ class RummyApp(App[None]):
         self.move_request: int | None = None
         self.sit_request: tuple[int, int, int] | None = None  # (request id, table id, chair)
         self._offer_pending = False  # how to play is to be offered once the table shows
+        self._saved_game_notes: list[str] = []  # for the log, once the table shows (see _table)
         self.chat: list[Content] = []
         self.tally: list[TallyLine] = []  # the running tally of my table's games
         self.last_game: int | None = None  # the latest game finished at my table
@@ -488,8 +489,7 @@ class RummyApp(App[None]):
         info = message.table
         old = self.session.table
         if self.local and old is None and not self.local_game_asked:
-            self._say_whose_bots(info)  # back at the saved game
-            self._say_whose_name(info)
+            self._say_what_the_saved_game_keeps(info)  # back at the saved game
         self.session.arrive(info)
         self.tally, self.last_game = message.tally, message.last_game
         if self.lobby is not None:
@@ -511,47 +511,58 @@ class RummyApp(App[None]):
             else:
                 self.table_screen.set_seats(seats_of(info, self.session.seat))
 
-    def _say_whose_bots(self, info: TableInfo) -> None:
-        """The saved game against bots goes on with the bots it began with: when the
-        command line asked for others, say so, and how to have them."""
+    def _say_what_the_saved_game_keeps(self, info: TableInfo) -> None:
+        """The saved game against bots goes on with the bots and the name it began
+        with, whatever the command line asked for: the log says so in full, and how to
+        have what was asked (a new game); a short toast points there. The full words in
+        toasts, one for the bots and one for the name, covered half of an 80x24 table,
+        the line of what to do next among it, for 20 s."""
+        notes = [note for note in (self._whose_bots(info), self._whose_name(info)) if note is not None]
+        if not notes:
+            return
+        self._saved_game_notes = [sentence for _short, sentence in notes]
+        kept = " and ".join(short for short, _sentence in notes)
+        them = "them" if len(notes) > 1 else "it"
+        said = f"It keeps {kept}: the log says how to change {them}."
+        self.notify(said, title="Your saved game", timeout=8)
+
+    def _whose_bots(self, info: TableInfo) -> tuple[str, str] | None:
+        """When the command line asked for other bots than the saved game's: a few
+        words for the toast, and the full sentence for the log (how to have them)."""
         levels = tuple(chair.level for chair in info.chairs if chair.bot)
         if not self.bots_asked or levels == self.bot_levels:
-            return
+            return None
         asked = self.bot_levels[0] if len(set(self.bot_levels)) == 1 else ",".join(self.bot_levels)
         had = f"{levels[0]} bots" if len(set(levels)) == 1 else f"{', '.join(map(str, levels))} bots"
         if info.status == "finished":  # its end is on the screen: another (a) has the same bots
             now = f"This game is over, and another one (a) has the same {had}."
         else:
             now = f"This game goes on with the {had} it began with."
-        self.notify(
-            f"{now} To play {asked} bots, quit and run rummy-client --new --bots {asked}: "
-            "a new game, giving this one up.",
-            title="Your saved game",
-            severity="warning",
-            timeout=20,
+        how = (
+            f"To play {asked} bots, quit and run rummy-client --new --bots {asked}: "
+            "a new game, giving this one up."
         )
+        return f"its {had}", f"{now} {how}"
 
-    def _say_whose_name(self, info: TableInfo) -> None:
-        """The saved game against bots goes on under the name its chair was taken with
-        (the server keeps a chair's name for the game: its replays and tally are by
-        name). Seen in tmux: ``--name Ann`` came back as "root", unexplained. When the
-        name asked for is another, say so, and how to play under it."""
+    def _whose_name(self, info: TableInfo) -> tuple[str, str] | None:
+        """When the name asked for is not the one the saved game's chair was taken
+        with (the server keeps a chair's name for the game: its replays and tally are
+        by name; seen in tmux, ``--name Ann`` came back as "root", unexplained): a few
+        words for the toast, and the full sentence for the log."""
         chair = self.session.chair
         mine = next((c.name for c in info.chairs if c.chair == chair), None) if chair is not None else None
         if not mine or mine == self.player_name:
-            return
+            return None
         had, asked = text.clean(mine, 24), text.clean(self.player_name, 24)
         if info.status == "finished":  # its end is on the screen: another (a) keeps the name
             now = f"This game is over, and another one (a) is played as {had} too."
         else:
             now = f"This saved game goes on as {had}, the name it began with."
-        self.notify(
-            f"{now} To play as {asked}, quit and run rummy-client --new --name {shlex.quote(asked)}: "
-            "a new game, giving this one up.",
-            title="Your saved game",
-            severity="warning",
-            timeout=20,
+        how = (
+            f"To play as {asked}, quit and run rummy-client --new --name {shlex.quote(asked)}: "
+            "a new game, giving this one up."
         )
+        return f"the name {had}", f"{now} {how}"
 
     def _table_name(self, info: TableInfo) -> str:
         name = text.clean(info.name, 40)
@@ -581,6 +592,9 @@ class RummyApp(App[None]):
             back = "You are back at your seat" if update.seat is not None else "You are watching this game"
             screen.tell_history(history, f"{back}: the deal so far is above.")
         screen.update(view, seats, events, update.auto)
+        for note in self._saved_game_notes:  # after the deal so far, told again above
+            screen.note(note)
+        self._saved_game_notes = []
         if self._offer_pending:  # once the first game is on the table
             self._offer_pending = False
             self.call_after_refresh(self._offer_how_to_play)

@@ -1096,9 +1096,14 @@ async def test_a_finished_saved_game_says_another_has_the_same_bots() -> None:
     async with app.run_test(size=(100, 32), notifications=True) as pilot:
         say(app, Table(table=info))
         await eventually(lambda: "Your saved game" in screen_text(app), pause=pilot.pause)
-        notice = toast_text(app)
+        assert "It keeps its normal bots: the log says how to change it." in toast_text(app)
+        say(app, game_update(1, Game(7, seating="chosen"), 0))  # its game: the log says it whole
+        await eventually(lambda: app.table_screen is not None, pause=pilot.pause)
+        assert app.table_screen is not None
+        await eventually(lambda: "rummy-client" in app.table_screen.log_view.plain_text, pause=pilot.pause)
+        notice = " ".join(app.table_screen.log_view.plain_text.split())
         assert "This game is over, and another one (a) has the same normal bots." in notice
-        assert "rummy-client --new --bots hard" in notice.replace("- ", "-")
+        assert "rummy-client --new --bots hard" in notice
         assert "goes on" not in notice
 
 

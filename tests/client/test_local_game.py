@@ -147,6 +147,17 @@ async def test_the_local_game_seats_bots_at_the_levels_asked_for() -> None:
         await quit_the_game(pilot, app)
 
 
+def toast_rows(app: RummyApp) -> int:
+    """How many rows of the screen the toasts cover."""
+    return sum("▌" in line for line in screen_text(app).splitlines())
+
+
+def logged(app: RummyApp) -> str:
+    """The table's log, whole, on one line (its notes wrap)."""
+    assert app.table_screen is not None
+    return " ".join(app.table_screen.log_view.plain_text.split())
+
+
 async def test_a_saved_game_says_it_goes_on_with_its_own_bots_when_others_are_asked_for() -> None:
     """``rummy-client --bots hard`` with a game against normal bots saved: it goes on
     with its normal bots (giving it up unasked would lose it), and says so, and how to
@@ -164,15 +175,16 @@ async def test_a_saved_game_says_it_goes_on_with_its_own_bots_when_others_are_as
         app = RummyApp(
             player_name="Ann", local=True, server_options=FAST, bot_levels=levels, bots_asked=asked
         )
-        async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
             await eventually(lambda app=app: hand_drawn(app), pause=pilot.pause)
             assert app.session.table is not None
             assert [c.level for c in app.session.table.chairs] == [None, "normal", "normal", "normal"]
             if said is not None:
                 await eventually(lambda app=app: "Your saved game" in screen_text(app), pause=pilot.pause)
-                notice = toast_text(app)
-                assert "goes on with the normal bots it began with" in notice
-                assert said in notice.replace("- ", "-")  # (a toast may break a line at a hyphen)
+                assert "It keeps its normal bots: the log says how" in toast_text(app)
+                assert toast_rows(app) <= 5  # (the whole sentence in it took 8 rows at 80x24)
+                log = logged(app)
+                assert "goes on with the normal bots it began with" in log and said in log
             else:
                 await pilot.pause()
                 assert "Your saved game" not in screen_text(app)
@@ -189,13 +201,15 @@ async def test_a_saved_game_says_it_goes_on_under_its_own_name_when_another_is_a
         await quit_the_game(pilot, first)
     for name, said in (("Ann", True), ("root", False)):
         app = RummyApp(player_name=name, local=True, server_options=FAST)
-        async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
             await eventually(lambda app=app: hand_drawn(app), pause=pilot.pause)
             if said:
                 await eventually(lambda app=app: "Your saved game" in screen_text(app), pause=pilot.pause)
-                notice = toast_text(app)
-                assert "This saved game goes on as root, the name it began with." in notice
-                assert "--new --name Ann" in notice.replace("- ", "-")  # (a toast may break at a hyphen)
+                assert "It keeps the name root: the log says how" in toast_text(app)
+                assert toast_rows(app) <= 5  # (the whole sentence in it took 8 rows at 80x24)
+                log = logged(app)
+                assert "This saved game goes on as root, the name it began with." in log
+                assert "--new --name Ann" in log
             else:
                 await pilot.pause()
                 assert "Your saved game" not in screen_text(app)
