@@ -452,7 +452,7 @@ async def test_bots_show_their_level_in_the_lobby_and_at_the_table() -> None:
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
         text = screen_text(app)
-        assert "Bot 3 (hard bot, partner)" in text and "Bot 4 (normal bot)" in text
+        assert "Bot 3 (hard bot)" in text and "Bot 4 (normal bot)" in text
 
 
 async def test_the_seat_token_is_remembered_for_a_rejoin(state_dir: Path) -> None:

@@ -921,13 +921,32 @@ async def test_the_players_sit_around_the_table() -> None:
     app = TableHarness(Game(7, seating="chosen"), bots=False)  # East is first to play
     async with app.run_test() as pilot:
         await pilot.pause()
-        assert "North" in panel(app, "north") and "Cyd (bot, partner)" in panel(app, "north")
-        assert "West" in panel(app, "west") and "Bob (bot)" in panel(app, "west")
+        assert "Partner, North" in panel(app, "north") and "Cyd (bot)" in panel(app, "north")
+        assert "Opponent, West" in panel(app, "west") and "Bob (bot)" in panel(app, "west")
         east = panel(app, "east")
-        assert "East" in east and "Dee (bot)" in east and "▮▮▮▮▮▮▮ 7" in east and "to draw" in east
+        assert "Opponent, East" in east and "Dee (bot)" in east and "▮▮▮▮▮▮▮ 7" in east and "to draw" in east
         assert app.table.board.seats["east"].has_class("-turn")
         assert not app.table.board.seats["west"].has_class("-turn")
         assert "You, South" in panel(app, "south") and "7 cards" in panel(app, "south")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 32)])
+async def test_each_seat_says_partner_or_opponent_before_its_compass_name(size: tuple[int, int]) -> None:
+    """R2.1: seen in tmux, the compass names alone confused players: a player who is
+    West sits at the bottom of the screen, with "East" across (their partner) and
+    "North" on their left. Each seat says who it is to the player, then its name in
+    the rule book; a spectator, nobody's partner, sees the names alone."""
+    app = TableHarness(Game(7, seating="chosen"), seat=1, bots=False)  # the player is West
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert "You, West" in panel(app, "south")
+        assert "Partner, East" in panel(app, "north")
+        assert "Opponent, North" in panel(app, "west") and "Opponent, South" in panel(app, "east")
+    app = TableHarness(Game(7, seating="chosen"), seat=None, bots=False)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert "South" in panel(app, "south") and "Partner" not in screen_text(app)
+        assert "Opponent" not in screen_text(app)
 
 
 async def test_what_the_last_player_did_stays_marked_until_another_moves() -> None:

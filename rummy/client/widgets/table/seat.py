@@ -25,6 +25,19 @@ from .faces import backs, chip
 Place = Literal["south", "west", "north", "east"]
 
 
+def seat_title(seat: int, me: int | None) -> str:
+    """The seat as a player knows it: who it is to them, then the rule book's name
+    of the seat (R2.1). The seats' compass names alone confused players: the player
+    sits at the bottom of the screen, yet may be West, with "East" across the table
+    as their partner and "North" on their left."""
+    name = SEAT_NAMES[seat]
+    if me is None:  # a spectator: nobody's partner
+        return name
+    if seat == me:
+        return f"You, {name}"
+    return f"{'Partner' if team_of(seat) == team_of(me) else 'Opponent'}, {name}"
+
+
 def clock_text(scene: Scene, seat: int, now: float) -> str:
     """The turn clock of ``seat`` when it runs for them: '0:25', '0:25 paused'."""
     timer = scene.timer
@@ -131,17 +144,17 @@ class SeatPanel(Widget):
         arrow = (">" if look.ascii else "▶") if turn else " "
         where = Content.assemble(
             (arrow, "bold"),
-            (f" {'You, ' if mine else ''}{SEAT_NAMES[seat]}", "bold"),
+            (f" {seat_title(seat, seats.me)}", "bold"),
             (f"  {text.team_name(team_of(seat), look.ascii)}", "dim"),
         )
+        if where.cell_length > width:  # the team goes first: the score line and the melds say it
+            where = Content.assemble((arrow, "bold"), (f" {seat_title(seat, seats.me)}", "bold"))
         if info is None:
             name = Content.styled("(empty seat)", "dim")
         else:
             tags = []
             if info.bot:
                 tags.append(f"{info.level} bot" if info.level else "bot")  # its level, if any
-            if seats.me is not None and not mine and team_of(seat) == team_of(seats.me):
-                tags.append("partner")
             name = Content.assemble(
                 text.plain(info.name, "bold", limit=24), (f" ({', '.join(tags)})" if tags else "", "dim")
             )
