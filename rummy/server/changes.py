@@ -29,12 +29,14 @@ def new_token() -> str:
 
 @dataclass(frozen=True, slots=True)
 class Visitor:
-    """A connection as a table knows it: its id, its player's name, and whether its
-    hello asked for the seat's legal moves in game pushes."""
+    """A connection as a table knows it: its id, its player's name, whether its
+    hello asked for the seat's legal moves in game pushes, and the address its
+    per-address caps count it under (``Peer.origin``: a table's spectator places)."""
 
     id: int
     name: str
     legal_moves: bool = False
+    origin: str = ""
 
 
 @dataclass(slots=True)

@@ -520,6 +520,7 @@ class TableMaster:
         self._open_or_refuse()
         if len(self.spectators) >= self.context.options.max_spectators:
             raise Refused(E.TOO_MANY_SPECTATORS, "As many people watch this table as it allows.")
+        self._spectator_quota_or_refuse(visitor.origin)
 
         def apply() -> None:
             self.spectators[visitor.id] = visitor
@@ -528,6 +529,18 @@ class TableMaster:
             self._arrived(visitor)
 
         return self._now(apply)
+
+    def _spectator_quota_or_refuse(self, origin: str) -> None:
+        """The connections of one address may take only so many of the table's spectator
+        places: one address could take them all and keep everyone else from watching.
+        Counted here, when the watch's turn comes, so two watches in flight cannot both
+        pass; a table has at most ``max_spectators``, so the count is a short walk."""
+        options = self.context.options
+        cap = options.per_address(origin, options.spectators_per_address)
+        if sum(v.origin == origin for v in self.spectators.values()) >= cap:
+            raise Refused(
+                E.SPECTATOR_QUOTA, f"Your address watches this table from {cap} connections already."
+            )
 
     def detach(self, conn: int) -> Change:
         """Connection ``conn`` is gone (dropped, or left during a game): a chair is held

@@ -139,7 +139,7 @@ class Session(asyncio.BufferedProtocol):
 
     def said_hello_as(self, name: str, legal_moves: bool) -> None:
         self.name, self.wants_legal_moves, self.said_hello = name, legal_moves, True
-        self.visitor = Visitor(self.id, name, legal_moves)
+        self.visitor = Visitor(self.id, name, legal_moves, self.origin)
 
     # --- sending ------------------------------------------------------------------------
 
