@@ -10,7 +10,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ..engine import PlayerView, new_seed
 from ..engine.bots import Bot
@@ -37,6 +37,15 @@ class Visitor:
     name: str
     legal_moves: bool = False
     origin: str = ""
+
+
+class WaitedOn(NamedTuple):
+    """The connection whose move a game waits for (``TableMaster.waiting_on``): its
+    seat, and for how many seconds the game has waited."""
+
+    conn: int
+    seconds: float
+    seat: int
 
 
 @dataclass(slots=True)

@@ -78,7 +78,7 @@ from ..protocol.messages import Table as TableMessage
 from ..protocol.ratelimit import TokenBucket
 from ..protocol.wire import EventWire, MoveWire, event_to_wire, move_to_wire, result_to_wire, view_to_wire
 from . import statements as sql
-from .changes import Chair, Change, Context, Outcome, Status, Think, Timer, Visitor
+from .changes import Chair, Change, Context, Outcome, Status, Think, Timer, Visitor, WaitedOn
 from .clock import TurnClock
 from .refused import Refused
 from .statements import Statement, StoredPlayer, token_hash
@@ -229,9 +229,9 @@ class TableMaster:
             games=self.games,
         )
 
-    def waiting_on(self) -> tuple[int, float] | None:
-        """The connection whose move the game waits for, and for how many seconds it has
-        (None: no game under way, between deals, or a bot plays the seat to act). The
+    def waiting_on(self) -> WaitedOn | None:
+        """The connection whose move the game waits for, for how many seconds it has, and
+        its seat (None: no game under way, between deals, or a bot plays the seat to act). The
         lobby's sweeper asks it whether it has said anything meanwhile (``turn_silence``)."""
         turn = self._turn
         if turn is None or self.game is None or self.status != "playing":
@@ -239,7 +239,9 @@ class TableMaster:
         if self._played_by_bot(turn[2], turn):
             return None
         session = self.chair_of_seat(turn[2]).session
-        return None if session is None else (session.id, self.context.now() - self._turn_since)
+        if session is None:
+            return None
+        return WaitedOn(session.id, self.context.now() - self._turn_since, turn[2])
 
     def someone_away(self) -> bool:
         return any(c is not None and not c.present for c in self.chairs)
