@@ -240,6 +240,26 @@ async def test_at_80x24_the_chosen_tables_hint_is_not_cut_off() -> None:
         assert "Pick a table (arrow keys): s sits down, w watches, n creates one." in text
 
 
+@pytest.mark.parametrize(
+    ("size", "name"),
+    [
+        ((80, 24), "Kourosh's table 2"),
+        ((100, 32), "Friday rummy at Bob's"),
+        ((120, 40), "Friday night rummy at Bob's"),
+    ],
+)
+async def test_the_lobby_shows_a_tables_name_and_players_whole(size: tuple[int, int], name: str) -> None:
+    """At 80 columns the Table column was 14 wide and cut a default name ("Kourosh's
+    table 2"); a wider terminal gives a longer name its room, and the players beside
+    it stay whole."""
+    app, _ = offline_app()
+    async with app.run_test(size=size) as pilot:
+        say(app, Lobby(tables=[table_info(2, name, ("Ana", "Bob", None, None))]))
+        await pilot.pause()
+        row = screen_text(app).splitlines()[2]
+        assert f" {name} " in row and " Ana, Bob, 2 free " in row
+
+
 async def test_the_lobby_says_in_words_how_many_watch_a_table() -> None:
     """The list's "playing +2" was said nowhere: the chosen table's panel now says "2
     watching", and the lobby's help what +N means."""

@@ -135,10 +135,12 @@ def chairs_words(info: TableInfo, ascii: bool = False) -> Content:
 
 def column_widths(width: int) -> tuple[int, int, int, int, int]:
     """Widths of the columns (#, table, status, players, options) for a terminal
-    ``width`` wide: each cell has a column of padding on both sides."""
-    room = max(66, width - 2 - 10)  # the grid's edges, and two padding columns per cell
+    ``width`` wide: each cell has a column of padding on both sides. At 80 columns a
+    default name ("Kourosh's table 2") is whole, and the players column still holds
+    three short names and the free chairs; wider terminals give the names more."""
+    room = max(68, width - 2 - 10)  # the grid's edges, and two padding columns per cell
     number, status = 3, 10
-    name = 14 if room < 80 else 20
+    name = 17 if room < 88 else 22 if room < 108 else 28
     options = 22
     players = room - number - status - name - options
     return number, name, status, players, options
