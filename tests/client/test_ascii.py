@@ -78,7 +78,7 @@ async def test_the_lobby_and_the_new_table_form_are_plain_ascii() -> None:
         names = ("Anahita", "Bobby Tables", "Cyrus", "Dee")
         say(app, Lobby(tables=[table_info(1, "Anahita's table 12", names, creator=0)]))
         await pilot.pause()
-        assert "Anahita's tabl..." in screen_text(app) and "Anahita, Bobb..." in screen_text(app)
+        assert "Anahita's tabl..." in screen_text(app) and "Anahita, Bobby T..." in screen_text(app)
         assert not_ascii(screen_text(app)) == set()
     app, _ = offline_app(ascii=True)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -50,13 +50,19 @@ NO_CHAT = "Sit at or watch a table to chat with the people there."
 CHAT = "Chat with the people at your table: c, then type (enter sends)."
 
 
-def options_short(info: TableInfo) -> str:
-    """The options in a few words, for the list: 'drawn, 60 s, bot'."""
+def options_short(info: TableInfo, width: int = 26) -> str:
+    """The options in a few words, for the list's column ``width`` wide: 'as seated, no
+    timer, waits' where it fits (100 columns and more), else the same in fewer words,
+    'seated, 60s, waits' or 'drawn, bot' (no time: no timer), which fit the 19 columns
+    the list has at 80. The chosen table's panel says them in full (``options_words``)."""
     o = info.options
-    seating = "drawn" if o.seating == "draw" else "as seated"
-    timer = f"{o.turn_seconds} s" if o.turn_seconds else "no timer"
     drop = "bot" if o.on_drop == "bot" else "waits"
-    return f"{seating}, {timer}, {drop}"
+    timer = f"{o.turn_seconds} s" if o.turn_seconds else "no timer"
+    words = f"{'drawn' if o.seating == 'draw' else 'as seated'}, {timer}, {drop}"
+    if len(words) <= width:
+        return words
+    timer = f"{o.turn_seconds}s, " if o.turn_seconds else ""
+    return f"{'drawn' if o.seating == 'draw' else 'seated'}, {timer}{drop}"
 
 
 def options_words(info: TableInfo) -> str:
@@ -67,9 +73,7 @@ def options_words(info: TableInfo) -> str:
     )
     timer = f"{o.turn_seconds} s per turn" if o.turn_seconds else "no turn timer"
     drop = (
-        "a bot plays for a player who drops"
-        if o.on_drop == "bot"
-        else "a bot plays for a player away 2 min"
+        "a bot plays for a player who drops" if o.on_drop == "bot" else "a bot plays for a player away 2 min"
     )
     return f"{seating}; {timer}; {drop}"
 
@@ -136,12 +140,13 @@ def chairs_words(info: TableInfo, ascii: bool = False) -> Content:
 def column_widths(width: int) -> tuple[int, int, int, int, int]:
     """Widths of the columns (#, table, status, players, options) for a terminal
     ``width`` wide: each cell has a column of padding on both sides. At 80 columns a
-    default name ("Kourosh's table 2") is whole, and the players column still holds
-    three short names and the free chairs; wider terminals give the names more."""
+    default name ("Kourosh's table 2") is whole, the players column holds three short
+    names and the free chairs ("Bob, Cy, Di, 1 free"), and the options are said in
+    fewer words; wider terminals give the names more, and the options all their words."""
     room = max(68, width - 2 - 10)  # the grid's edges, and two padding columns per cell
     number, status = 3, 10
     name = 17 if room < 88 else 22 if room < 108 else 28
-    options = 22
+    options = 19 if room < 88 else 26  # options_short's fewer words, or its whole ones
     players = room - number - status - name - options
     return number, name, status, players, options
 
@@ -267,7 +272,7 @@ class LobbyScreen(Screen[None]):
                 ),
                 Text(status),
                 text.fit_cell(chairs_text(info, self.ascii), self._widths[3], self.ascii),
-                Text(options_short(info), "dim"),
+                Text(options_short(info, self._widths[4]), "dim"),
                 key=str(table_id),
             )
         if selected is not None and selected in session.tables:
