@@ -126,7 +126,10 @@ def replay_title(record: GameRecordWire, now: float) -> str:
     """What the replay screen says it shows: the table, the game, when it ended."""
     from .screens.history import when_words
 
-    parts = [text.clean(record.table, 40) or "A game"]  # a table name, as long as the lobby shows it
+    # The replay's own line at 80 columns holds "Replay: " and 70 more: a table name of 30
+    # columns leaves the rest ("game #1234567, finished 30 Dec 23:59") its room, whole.
+    name = text.fit(text.plain(record.table, limit=40), 30).plain
+    parts = [name or "A game"]
     if record.game_id is not None:
         parts.append(f"game #{record.game_id}")
     if record.finished is not None:
