@@ -38,6 +38,7 @@ from ..messages import (
     StartRequested,
     WatchRequested,
 )
+from ..names import chair_names
 from ..session import Session
 from ..widgets.feed import Feed
 from ..widgets.keys import KeyBar
@@ -104,11 +105,11 @@ def chairs_text(info: TableInfo, ascii: bool = False) -> Text:
     people = [c for c in info.chairs if c.name is not None and not c.bot]
     bots = sum(1 for c in info.chairs if c.bot)
     free = sum(1 for c in info.chairs if c.name is None)
+    names = chair_names(info)
     for i, chair in enumerate(people):
         if i:
             out.append(", ")
-        assert chair.name is not None
-        out.append(_name(chair.name, ascii), "" if chair.present else "dim")
+        out.append(_name(names[chair.chair], ascii), "" if chair.present else "dim")
         if not chair.present:
             out.append(" (away)", "dim")
     for count, what in ((bots, "bot"), (free, "free")):
@@ -122,6 +123,7 @@ def chairs_text(info: TableInfo, ascii: bool = False) -> Text:
 def chairs_words(info: TableInfo, ascii: bool = False) -> Content:
     """Every chair in full, for the chosen table: '1 Bob, 2 Dara (bot), 3 free, 4 Di'."""
     parts: list[Content | str] = []
+    names = chair_names(info)
     for chair in info.chairs:
         if parts:
             parts.append(", ")
@@ -129,7 +131,7 @@ def chairs_words(info: TableInfo, ascii: bool = False) -> Content:
         if chair.name is None:
             parts.append(Content.styled("free", "dim"))
         else:
-            parts.append(text.plain(_name(chair.name, ascii)))
+            parts.append(text.plain(_name(names[chair.chair], ascii)))
             if chair.bot:
                 parts.append(Content.styled(f" ({bot_word(chair)})", "dim"))
             elif not chair.present:
@@ -337,13 +339,14 @@ class LobbyScreen(Screen[None]):
         lines: list[Content] = [
             Content.assemble(("Your table: ", "bold"), text.plain(_name(info.name, self.ascii), "bold", 40))
         ]
+        names = chair_names(info)
         for chair in info.chairs:
             you = " (you)" if chair.chair == session.chair and not session.watching else ""
             who: Content = (
                 Content.styled("free", "dim")
                 if chair.name is None
                 else Content.assemble(
-                    text.plain(_name(chair.name, self.ascii), limit=24),
+                    text.plain(_name(names[chair.chair], self.ascii), limit=24),
                     f" ({bot_word(chair)})" if chair.bot else "",
                     you,
                     # As the list above says it: a dropped player's chair, freed after
