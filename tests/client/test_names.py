@@ -7,15 +7,15 @@ import msgspec
 
 from rummy.client.app import RummyApp
 from rummy.client.names import distinct
-from rummy.client.screens.history import team_text
 from rummy.client.screens.replay import ReplayScreen
 from rummy.client.screens.results import DealEndScreen
 from rummy.engine import Game
 from rummy.protocol import ChatLine, CreateTable, Lobby, Seated, Table, Welcome
+from rummy.protocol.record import opening
 from tests.client.conftest import screen_text
 from tests.client.fakes import game_update, offline_app, say, table_info
 from tests.client.test_app import lobby_rows
-from tests.client.test_replay import record, summary
+from tests.client.test_replay import record
 from tests.support import eventually
 
 
@@ -54,20 +54,22 @@ async def test_two_players_of_one_name_in_the_lobby_at_the_table_and_in_its_chat
         assert "Ana (partner)" in text  # the first Ana, across the table
 
 
-async def test_two_players_of_one_name_in_a_replay_its_results_and_the_history() -> None:
+async def test_two_players_of_one_name_in_a_replay_and_its_results() -> None:
+    """A replay numbers them by chair, as the table did (not by seat, which the partner
+    draw decides, R2.2): Ann in chair 1 plays East and is "Ann"; Ann in chair 2, West,
+    is "Ann (2)", in the seats, the log and the deal's results."""
     rec = record()
     players = [msgspec.structs.replace(p, name="Ann") if p.seat == 1 else p for p in rec.players]
     rec = msgspec.structs.replace(rec, players=players)  # Ann in seats 1 and 3 (both E–W)
+    assert opening(rec).partner_draw.seat_of_chair[:2] == (3, 1)  # chair 1 East, chair 2 West
     app = RummyApp(player_name="", replay=rec, replay_title="t")
     async with app.run_test(size=(100, 32)) as pilot:
         screen = app.screen
         assert isinstance(screen, ReplayScreen)
-        assert [screen.replay.seats.name(seat) for seat in range(4)] == ["Bot 3", "Ann", "Bot 4", "Ann (2)"]
+        assert [screen.replay.seats.name(seat) for seat in range(4)] == ["Bot 3", "Ann (2)", "Bot 4", "Ann"]
         await pilot.press("right")
-        assert "Ann drew from the stock" in screen_text(app)
+        assert "Ann (2) drew from the stock" in screen_text(app)
         await pilot.press("down")
         await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
         text = screen_text(app)
-        assert "West  Ann " in text and "East  Ann (2) " in text
-    row = summary(3, True, ("Bot 3", "Ann", "Bot 4", "Ann"), (143, 97))
-    assert team_text(row, 1, width=40).plain == "Ann & Ann (2) 97"
+        assert "West  Ann (2) " in text and "East  Ann " in text

@@ -30,7 +30,6 @@ from rummy.protocol import GameSummary, HistoryPage
 from .. import text
 from ..commands import ScreenActions
 from ..messages import HistoryWanted, ReplayRequested
-from ..names import distinct
 from ..widgets.keys import KeyBar
 from .help import HelpScreen
 
@@ -59,10 +58,8 @@ def team_text(game: GameSummary, team: int, width: int = 23) -> Text:
     """The two partners of ``team`` (R2.1) and their total, within ``width`` columns; the
     winners' in bold (R8). The total is whole and the names share what is left: each
     name had a fixed 7 columns at 80, and "Bobby T & Cyrus t -210" lost the total's 0."""
-    players = sorted(game.players, key=lambda p: p.seat)
-    shown = distinct([text.clean(p.name, 24) for p in players])  # partners of one name: "Ana & Ana (2)"
-    names = {p.seat: name or "?" for p, name in zip(players, shown, strict=True)}
-    first, second = (names.get(seat, "?") for seat in team_seats(team))
+    names = {p.seat: p.name for p in game.players}
+    first, second = (text.clean(names.get(seat, "?"), 24) for seat in team_seats(team))
     total = f" {game.totals[team]}"
     room = max(2, width - len(total) - len(" & "))
     # A short name leaves its room to its partner's ("Anahita & Dee", not "Anahit & Dee").
