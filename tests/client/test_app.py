@@ -287,6 +287,21 @@ async def test_the_lobby_says_a_tables_options_whole(size: tuple[int, int], said
         assert rows[1].endswith(f" {said[1]}")
 
 
+async def test_the_lobby_panel_names_a_table_whole() -> None:
+    """The panel below the list cut a table's name (40 characters at most) at a player
+    name's 24: "Your table: Friday night rummy at Bo"."""
+    app, _ = offline_app()
+    name = "Friday night rummy at Bob's place"
+    async with app.run_test(size=(120, 40)) as pilot:
+        say(app, Lobby(tables=[table_info(3, name, ("Bob", None, None, None))]))
+        await pilot.pause()
+        assert f"Table {name}" in screen_text(app)
+        say(app, Seated(id=1, table_id=3, chair=1, token="t"), Sit)
+        say(app, Table(table=table_info(3, name, ("Bob", "Ann", None, None))))
+        await pilot.pause()
+        assert f"Your table: {name}" in screen_text(app)
+
+
 async def test_the_lobby_says_in_words_how_many_watch_a_table() -> None:
     """The list's "playing +2" was said nowhere: the chosen table's panel now says "2
     watching", and the lobby's help what +N means."""

@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from rummy.engine import SEAT_NAMES
-from rummy.protocol import BotLevel, ChairInfo, TableInfo, default_table_name
+from rummy.protocol import NAME_LIMIT, TABLE_NAME_LIMIT, BotLevel, ChairInfo, TableInfo, default_table_name
 
 from .. import text
 from ..commands import ScreenActions
@@ -92,8 +92,9 @@ BOT_LEVEL_CHOICES: tuple[tuple[str, BotLevel], ...] = (
 )
 
 
-def _name(name: str, ascii: bool) -> str:
-    clean = text.clean(name, 24)
+def _name(name: str, ascii: bool, limit: int = NAME_LIMIT) -> str:
+    """A player's name as shown (``limit``: TABLE_NAME_LIMIT for a table's)."""
+    clean = text.clean(name, limit)
     return text.to_ascii(clean) if ascii else clean
 
 
@@ -327,7 +328,7 @@ class LobbyScreen(Screen[None]):
             watching = f"  {chosen.spectators} watching" if chosen.spectators else ""
             return Content.assemble(
                 ("Table ", "bold"),
-                text.plain(_name(chosen.name, self.ascii), "bold", 40),
+                text.plain(_name(chosen.name, self.ascii, TABLE_NAME_LIMIT), "bold", 40),
                 (watching, "dim"),
                 "\n",
                 chairs_words(chosen, self.ascii),
@@ -337,7 +338,10 @@ class LobbyScreen(Screen[None]):
                 hint,
             )
         lines: list[Content] = [
-            Content.assemble(("Your table: ", "bold"), text.plain(_name(info.name, self.ascii), "bold", 40))
+            Content.assemble(
+                ("Your table: ", "bold"),
+                text.plain(_name(info.name, self.ascii, TABLE_NAME_LIMIT), "bold", 40),
+            )
         ]
         names = chair_names(info)
         for chair in info.chairs:
