@@ -2,10 +2,10 @@
 
 The server keeps each player's name as they typed it (their records and history are
 found by it), so two people may both be "Ana" at one table. Each screen shows the
-first of them, by chair (by seat in a record), as "Ana" and the next as "Ana (2)":
-the lobby's chairs, the table, the chat, the results and the replay all label a name
-with this one helper, so "Ana (2)" is the same person everywhere. It needs nothing
-but the names and chairs every client is sent (R9: nobody learns more).
+first of them by chair as "Ana" and the next as "Ana (2)": the lobby's chairs, the
+table, the chat, the results and the replay (its chairs from the partner draw) all
+label a name with this one helper, so "Ana (2)" is the same person everywhere. It
+needs nothing but the names and chairs every client is sent (R9: nobody learns more).
 """
 
 from __future__ import annotations
