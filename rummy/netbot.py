@@ -25,13 +25,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ctypes
 import random
 import secrets
 import signal
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import TextIO
@@ -59,7 +60,16 @@ from .protocol import (
     parse_address,
     sanitize,
 )
-from .protocol.liveness import DEAD, FINAL, FIRST_PAUSE, LONGEST_PAUSE, QUIET, WATCH_EVERY
+from .protocol.liveness import (
+    DEAD,
+    FINAL,
+    FIRST_PAUSE,
+    KEEPALIVE,
+    LONGEST_PAUSE,
+    QUIET,
+    WATCH_EVERY,
+    keepalive_every,
+)
 from .sim import BotInterrupted, BotRaised, ask, make_player, move_shown
 
 STARTED_WITHIN = 3.0  # seconds for the lobby to list the table asked for
@@ -69,9 +79,9 @@ RATE_WAIT = 0.25  # seconds before asking again when rate-limited (an over-rate 
 # RECONNECT_FOR seconds it gives up: by then a game whose players were all away has
 # been closed by the server (docs/PROTOCOL.md, 15 minutes), and an author's run that
 # waits on forever for a server that is gone tells them nothing.
-# The pauses, and the silences after which it pings a server and connects anew, are
-# rummy-client's (rummy.protocol.liveness); time the bot itself spends thinking does
-# not count as the server's silence.
+# The pauses, the silences after which it pings a server and connects anew, and the
+# pace of its pings (a third of the server's turn silence) are rummy-client's
+# (rummy.protocol.liveness); the bot thinks in a thread of its own meanwhile.
 RECONNECT_FOR = 900.0
 
 
@@ -128,13 +138,21 @@ class Seat:
     chair: int = 0
     token: str | None = None
     silent: str = ""  # why the watcher gave the connection up, if it did (_watch)
+    ping_every: float = KEEPALIVE  # with nothing sent for this long, a ping (the server's pace)
+
+    def welcomed(self, welcome: Welcome) -> None:
+        """Keep to the pace the server's welcome says (``keepalive_every``)."""
+        self.ping_every = keepalive_every(welcome.idle_timeout, welcome.turn_silence)
 
 
-async def sit(client: Client, orders: Orders) -> tuple[Seated, TableInfo]:
-    """Say hello and sit at the table; returns where it sat and the table as it was."""
+async def sit(seat: Seat, orders: Orders) -> TableInfo:
+    """Say hello and sit at the table (``seat`` then says where, with its token);
+    returns the table as it was."""
+    client = seat.client
     welcome = await client.request(Hello, version=PROTOCOL_VERSION, name=orders.name, lobby=True)
     if not isinstance(welcome, Welcome):
         raise BotStopped(f"the server refused the name {orders.name!r}: {_said(welcome)}")
+    seat.welcomed(welcome)
 
     with contextlib.suppress(TimeoutError):  # (a table just opened is news to the lobby)
         await client.until(lambda c: c.closed or orders.table_id in c.lobby, STARTED_WITHIN)
@@ -150,7 +168,8 @@ async def sit(client: Client, orders: Orders) -> tuple[Seated, TableInfo]:
         chair = free_chair(table, orders.chair, taken)
         seated = await _unhurried(partial(client.request, Sit, table_id=orders.table_id, chair=chair))
         if isinstance(seated, Seated):
-            return seated, table
+            seat.chair, seat.token = seated.chair, seated.token
+            return table
         if orders.chair is not None or not (isinstance(seated, Error) and seated.code == errors.CHAIR_TAKEN):
             raise BotStopped(f"cannot sit at table {orders.table_id}: {_said(seated)}")
         taken.add(chair)
@@ -233,7 +252,7 @@ async def _play(seat: Seat, orders: Orders, out: TextIO) -> list[tuple[int, int,
         began = time.monotonic()
         seat_name = SEAT_NAMES[view.seat]
         try:
-            move = _ask_interruptibly(bot, view)
+            move = await _think(bot, view)
         except BotRaised as error:  # stopped as for a refused move: its chair is left free
             raise BotStopped(
                 f"the bot {orders.bot} ({seat_name}) raised {error.what} in deal {view.deal}", error.details
@@ -312,6 +331,7 @@ async def _try_back(seat: Seat, orders: Orders) -> str | None:
         raise
     if isinstance(welcome, Welcome) and welcome.table_id == orders.table_id and welcome.chair == seat.chair:
         seat.client = client
+        seat.welcomed(welcome)
         return None
     await client.close()
     if isinstance(welcome, Welcome):  # token_refused: its table closed, or its chair was freed
@@ -325,17 +345,20 @@ async def _try_back(seat: Seat, orders: Orders) -> str | None:
 
 
 async def _watch(seat: Seat) -> None:
-    """Ping a connection the server has been silent on for QUIET seconds, and drop it
-    after DEAD (``play`` then comes back on a new one): a network cut can leave TCP
-    silent for many minutes. Time this process spent away from its loop (the bot
-    thinking) is not the server's silence."""
+    """Ping when the bot has sent nothing for the server's pace (``seat.ping_every``:
+    a bot thinking longer than the server's turn silence is not taken for gone), or
+    the server has been silent for QUIET seconds; drop the connection after DEAD
+    (``play`` then comes back on a new one): a network cut can leave TCP silent for
+    many minutes. Time this process spent away from its loop (stopped, or a laptop
+    asleep) is not the server's silence."""
     loop = asyncio.get_running_loop()
     last = since = loop.time()
     pinged = since
     while True:
-        await asyncio.sleep(WATCH_EVERY)
+        step = min(WATCH_EVERY, seat.ping_every)
+        await asyncio.sleep(step)
         client, now = seat.client, loop.time()
-        if now - last > 3 * WATCH_EVERY:
+        if now - last > 3 * step:
             since = now  # (what came meanwhile is read first)
         last = now
         if client.closed:
@@ -344,7 +367,7 @@ async def _watch(seat: Seat) -> None:
         if now - heard >= DEAD:
             seat.silent = f"nothing heard from the server for {now - heard:.0f} s"
             client.abort()
-        elif now - heard >= QUIET and pinged <= heard:
+        elif (now - heard >= QUIET and pinged <= heard) or now - client.sent >= seat.ping_every:
             pinged = now
             client.ping()
 
@@ -355,16 +378,67 @@ def _lost_why(client: Client) -> str:
     return "the server closed the connection" + (f" ({told[-1]})" if told else "")
 
 
-def _ask_interruptibly(bot: Bot, view: PlayerView) -> object:
-    """``ask(bot, view)`` with ctrl+c raising in the bot as it thinks. asyncio's own
-    handler only cancels the run at its next ``await``, which a bot that never answers
-    never lets come: one ctrl+c did nothing, with not a word."""
+async def _think(bot: Bot, view: PlayerView) -> object:
+    """``ask(bot, view)`` in a thread of its own, the loop going on meanwhile: its
+    watcher keeps pinging at the server's pace. Asked on the loop, a bot that thought
+    longer than the server's turn silence stopped the pings, was cut off (silent-turn),
+    came back with its token, and was cut off again at each slow turn. A daemon
+    thread: a bot that never answers must not keep the process from ending."""
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[object] = loop.create_future()
+
+    def choose() -> None:
+        outcome: tuple[bool, object] = (False, BotInterrupted(""))  # (ctrl+c just as it answered)
+        try:
+            outcome = (True, ask(bot, view))
+        except BotInterrupted as stop:  # ctrl+c: where the bot was
+            outcome = (False, stop)
+        except KeyboardInterrupt:  # (ctrl+c just before the bot was asked)
+            outcome = (False, BotInterrupted(""))
+        except BaseException as error:  # BotRaised: the loop's to tell
+            outcome = (False, error)
+        finally:
+            loop.call_soon_threadsafe(_settle, answer, outcome)
+
+    thread = threading.Thread(target=choose, name="rummy-bot's bot", daemon=True)
+    with _ctrl_c_stops(thread):
+        thread.start()
+        return await answer
+
+
+def _settle(answer: asyncio.Future[object], outcome: tuple[bool, object]) -> None:
+    if answer.done():  # (cancelled: the run was stopped as the bot thought)
+        return
+    answered, value = outcome
+    if answered:
+        answer.set_result(value)
+    else:
+        assert isinstance(value, BaseException)
+        answer.set_exception(value)
+
+
+@contextlib.contextmanager
+def _ctrl_c_stops(thread: threading.Thread) -> Iterator[None]:
+    """Ctrl+c while ``thread`` runs raises KeyboardInterrupt in it, where its bot is
+    (``ask`` says where). asyncio's own handler only cancels the run, and a bot that
+    never answers thought on: one ctrl+c did nothing, with not a word. A second ctrl+c
+    is asyncio's again (a bot stuck in a call that no exception interrupts)."""
     if threading.current_thread() is not threading.main_thread():
-        return ask(bot, view)  # (signals are the main thread's)
+        yield  # (signals are the main thread's)
+        return
     handler = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def interrupt(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, handler)
+        if thread.ident is not None:
+            # CPython's one way to raise in another thread: at its next instruction.
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt)
+            )
+
+    signal.signal(signal.SIGINT, interrupt)
     try:
-        return ask(bot, view)
+        yield
     finally:
         signal.signal(signal.SIGINT, handler)
 
@@ -458,8 +532,7 @@ async def run(orders: Orders, out: TextIO = sys.stdout) -> None:
     seat = Seat(client)
     try:
         try:
-            seated, table = await sit(client, orders)
-            seat.chair, seat.token = seated.chair, seated.token
+            table = await sit(seat, orders)
             who = orders.name if orders.bot in orders.name else f"{orders.name} ({orders.bot})"
             say(
                 f"{who} sits in chair {seat.chair + 1} of table {orders.table_id} ({table.name}); "

@@ -38,6 +38,7 @@ from rummy.protocol import (
     Start,
     TableOptions,
     Welcome,
+    errors,
 )
 from rummy.server import Server, start_server
 from tests.relay import Relay
@@ -306,17 +307,19 @@ async def test_a_move_the_rules_refuse_stops_it_with_the_servers_reason(
     await ann.close()
 
 
-DAWDLER = """
+def dawdler(seconds: float) -> str:
+    """A bot author's module, ``slow_bots``: its Dawdler's first decision takes ``seconds``."""
+    return f"""
 import time
 
 from my_bots import GreedyBot
 
 
-class Dawdler(GreedyBot):  # its first decision outlasts the table's turn timer
+class Dawdler(GreedyBot):  # its first decision outlasts a turn timer, or the turn silence
     def choose(self, view):
         if not getattr(self, "waited", False):
             self.waited = True
-            time.sleep(1.6)
+            time.sleep({seconds})
         return super().choose(view)
 """
 
@@ -328,7 +331,7 @@ async def test_a_bot_slower_than_the_turn_timer_is_told_so(server: Server, tmp_p
     played. (A process of its own: a bot that sleeps on the test's loop stops the
     server's timer too.)"""
     (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
-    (tmp_path / "slow_bots.py").write_text(DAWDLER, encoding="utf-8")
+    (tmp_path / "slow_bots.py").write_text(dawdler(1.6), encoding="utf-8")
     ann, table_id = await ann_at_a_table(server, options=TableOptions(turn_seconds=1))
     bot = await rummy_bot_process(server, table_id, "--bot", "slow_bots:Dawdler", "--seed", "1", cwd=tmp_path)
     await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
@@ -344,6 +347,34 @@ async def test_a_bot_slower_than_the_turn_timer_is_told_so(server: Server, tmp_p
     )
     assert said[2].startswith("game 1: the bot's team ")
     await ann.close()
+
+
+async def test_a_bot_thinking_longer_than_the_turn_silence_is_not_taken_for_gone(tmp_path: Path) -> None:
+    """A server takes a player silent for its turn silence while the game waits for
+    their move for gone. rummy-bot's bot thought on the loop, where no ping went out:
+    a bot slower than that was cut off (silent-turn) and came back, turn after slow
+    turn. Now it thinks in a thread of its own, and rummy-bot pings meanwhile at a
+    third of the silence, as rummy-client does. (A process of its own: a bot asked on
+    the loop would stop the test's server too.)"""
+    server = await start_server(host="127.0.0.1", port=0, db_path=None, **{**FAST, "turn_silence": 1.5})
+    try:
+        (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+        (tmp_path / "slow_bots.py").write_text(dawdler(4.0), encoding="utf-8")
+        ann, table_id = await ann_at_a_table(server)
+        bot = await rummy_bot_process(
+            server, table_id, "--bot", "slow_bots:Dawdler", "--seed", "1", cwd=tmp_path
+        )
+        await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+        assert isinstance(await ann.request(Start), Ok)
+        await asyncio.wait_for(play(ann), TIMEOUT * 3)
+        out, err = await asyncio.wait_for(bot.communicate(), TIMEOUT)
+        said = out.decode().splitlines()
+        assert bot.returncode == 0, err.decode()
+        assert said[1].startswith("game 1: the bot's team "), said  # no "back in chair 2..." before
+        assert server.stats[errors.SILENT_TURN] == 0
+        await ann.close()
+    finally:
+        await server.close()
 
 
 HANG = """

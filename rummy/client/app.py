@@ -95,6 +95,7 @@ from .messages import (
     WatchRequested,
 )
 from .model import SeatInfo, Seats, TurnTimer
+from .names import chair_names
 from .screens.modals import MIN_HEIGHT, MIN_WIDTH, ConfirmScreen, NoticeScreen, TooSmallScreen
 from .screens.table import TableScreen
 from .session import Session
@@ -114,12 +115,13 @@ def seats_of(info: TableInfo | None, me: int | None) -> Seats:
     game runs (the draw for partners maps chairs to seats, R2.2), else its own number."""
     seats: list[SeatInfo | None] = [None, None, None, None]
     if info is not None:
+        names = chair_names(info)  # two players of one name: "Ana" and "Ana (2)"
         for chair in info.chairs:
             if chair.name is None:
                 continue
             seat = chair.seat if chair.seat is not None else chair.chair
             level = text.clean(chair.level, 10) if chair.bot and chair.level else None
-            seats[seat] = SeatInfo(text.clean(chair.name, 24), chair.bot, chair.present, chair.ready, level)
+            seats[seat] = SeatInfo(names[chair.chair], chair.bot, chair.present, chair.ready, level)
     return Seats.of(seats, me)
 
 
@@ -127,7 +129,10 @@ def replay_title(record: GameRecordWire, now: float) -> str:
     """What the replay screen says it shows: the table, the game, when it ended."""
     from .screens.history import when_words
 
-    parts = [text.clean(record.table, 40) or "A game"]  # a table name, as long as the lobby shows it
+    # The replay's own line at 80 columns holds "Replay: " and 70 more: a table name of 30
+    # columns leaves the rest ("game #1234567, finished 30 Dec 23:59") its room, whole.
+    name = text.fit(text.plain(record.table, limit=40), 30).plain
+    parts = [name or "A game"]
     if record.game_id is not None:
         parts.append(f"game #{record.game_id}")
     if record.finished is not None:
@@ -681,6 +686,13 @@ class RummyApp(App[None]):
 
     def _chat(self, line: ChatLine) -> None:
         name, said = text.clean(line.name, 24), text.clean(line.text, 400)
+        table = self.session.table
+        if line.by == "player" and table is not None and table.table_id == line.table_id:
+            # The player in that chair (if still there), by the name the table shows them
+            # by: two of one name are "Ana" and "Ana (2)" here as at the table.
+            chair = next((c for c in table.chairs if c.chair == line.chair), None)
+            if chair is not None and chair.name == line.name:
+                name = chair_names(table)[chair.chair]
         if self.ascii:
             name, said = text.to_ascii(name), text.to_ascii(said)
         if line.by == "server" or not name:

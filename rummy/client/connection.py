@@ -32,32 +32,22 @@ from rummy.protocol import (
     address_text,
     encode,
 )
-from rummy.protocol.liveness import DEAD, FINAL, FIRST_PAUSE, LONGEST_PAUSE, QUIET, WATCH_EVERY
+from rummy.protocol.liveness import (
+    DEAD,
+    FINAL,
+    FIRST_PAUSE,
+    KEEPALIVE,
+    LONGEST_PAUSE,
+    QUIET,
+    WATCH_EVERY,
+    keepalive_every,
+)
 
 from .local import Early, Request
 
-# The server closes a connection that is not at a table and sends nothing for its
-# idle timeout (15 minutes unless its host chose otherwise): a player reading the
-# lobby that long is still here, so the client says so now and then. Likewise a
-# player in a chair who thinks over a move for a minute (the server's turn silence)
-# while chat goes on around them. The welcome says both; the client pings at a third
-# of the shorter, at most this seldom (a server that does not say is taken to keep
-# the default) and at least this often (a server that says 0 is not pinged in a
-# busy loop).
-KEEPALIVE = 240.0
-KEEPALIVE_FLOOR = 0.5
 # A stalled connection (rummy.protocol.liveness): a request owed an answer with
 # nothing heard for SLOW seconds is said in the banner, before DEAD gives it up.
 SLOW = 5.0
-
-
-def keepalive_every(idle_timeout: float | None, turn_silence: float | None = None) -> float:
-    """Seconds between pings for a server whose welcome said ``idle_timeout`` and
-    ``turn_silence``."""
-    said = [t for t in (idle_timeout, turn_silence) if t is not None]
-    if not said:
-        return KEEPALIVE
-    return max(KEEPALIVE_FLOOR, min(KEEPALIVE, min(said) / 3))
 
 
 class ServerSaid(Message):

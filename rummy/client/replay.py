@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rummy.engine import Card, DealEnded, Event, Move, PlayerView, view_for
-from rummy.protocol import BOT_LEVELS
+from rummy.protocol import BOT_LEVELS, NAME_LIMIT, sanitize
 from rummy.protocol.record import GameRecordWire, RecordPlayer, apply_recorded, check_result, opening
 from rummy.protocol.wire import PlayedBy, move_from_wire
 
 from .model import SeatInfo, Seats
+from .names import distinct
 
 # Moves per second when playing on; the screen starts at DEFAULT_SPEED.
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -65,8 +66,15 @@ class Replay:
         # One's own game is watched from one's own chair, as it was played: the player
         # named ``me`` (if exactly one person of that name played) sits at the bottom.
         mine = [p.seat for p in players if p.name == me and not p.bot]
+        # Two players of one name are "Ana" and "Ana (2)" by their chairs, as they were
+        # at the table: the record has seats, and the partner draw (replayed from the
+        # seed, R2.2) says which chair played from each.
+        chairs = game.partner_draw.seat_of_chair
+        by_chair = sorted(players, key=lambda p: chairs.index(p.seat) if p.seat in chairs else p.seat)
+        shown = distinct([sanitize(p.name, NAME_LIMIT) for p in by_chair])
+        names = {p.seat: name or "" for p, name in zip(by_chair, shown, strict=True)}
         self.seats = Seats.of(
-            [SeatInfo(p.name, bot=p.bot, level=_level(p)) for p in players],
+            [SeatInfo(names[p.seat], bot=p.bot, level=_level(p)) for p in players],
             mine[0] if len(mine) == 1 else None,
         )
 

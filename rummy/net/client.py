@@ -71,6 +71,7 @@ class Client:
         self.chat: list[ChatLine] = []
         self.closed = False
         self.heard = asyncio.get_running_loop().time()  # loop time the server last sent bytes
+        self.sent = self.heard  # ...and this client last sent something (a keepalive counts from it)
         self._task = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
@@ -98,9 +99,13 @@ class Client:
     def ping(self) -> None:
         """Ask the server for a sign of life without waiting: its answer moves ``heard``."""
         if not self.closed:
-            self._writer.write(encode(Ping(id=next(self._ids))))
+            self._write(encode(Ping(id=next(self._ids))))
 
     def send_raw(self, data: bytes) -> None:
+        self._write(data)
+
+    def _write(self, data: bytes) -> None:
+        self.sent = asyncio.get_running_loop().time()
         self._writer.write(data)
 
     async def request(self, kind: type[Any], timeout: float = 10.0, **fields: Any) -> ServerMessage:
@@ -112,7 +117,7 @@ class Client:
         rid = next(self._ids)
         answer: asyncio.Future[ServerMessage] = asyncio.get_running_loop().create_future()
         self._answers[rid] = answer
-        self._writer.write(encode(kind(id=rid, **fields)))
+        self._write(encode(kind(id=rid, **fields)))
         try:
             # (Not wait_for: on 3.11 it drops a cancel that comes as the answer does, and
             # a rummy-bot stopped by ctrl+c as its chair was given went on playing.)

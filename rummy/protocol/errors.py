@@ -32,6 +32,7 @@ INTERNAL = "internal"  # a bug on the server; nothing changed
 # The lobby and tables
 NO_SUCH_TABLE = "no-such-table"
 TOO_MANY_SPECTATORS = "too-many-spectators"  # the table has as many spectators as it allows
+SPECTATOR_QUOTA = "spectator-quota"  # this address watches this table from as many connections as allowed
 TOO_MANY_TABLES = "too-many-tables"
 TABLE_QUOTA = "table-quota"  # this connection or address has as many open tables as allowed
 ALREADY_AT_TABLE = "already-at-table"  # leave your table first

@@ -10,7 +10,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ..engine import PlayerView, new_seed
 from ..engine.bots import Bot
@@ -29,12 +29,23 @@ def new_token() -> str:
 
 @dataclass(frozen=True, slots=True)
 class Visitor:
-    """A connection as a table knows it: its id, its player's name, and whether its
-    hello asked for the seat's legal moves in game pushes."""
+    """A connection as a table knows it: its id, its player's name, whether its
+    hello asked for the seat's legal moves in game pushes, and the address its
+    per-address caps count it under (``Peer.origin``: a table's spectator places)."""
 
     id: int
     name: str
     legal_moves: bool = False
+    origin: str = ""
+
+
+class WaitedOn(NamedTuple):
+    """The connection whose move a game waits for (``TableMaster.waiting_on``): its
+    seat, and for how many seconds the game has waited."""
+
+    conn: int
+    seconds: float
+    seat: int
 
 
 @dataclass(slots=True)

@@ -121,6 +121,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"open tables one address may have opened (default {DEFAULTS.tables_per_address})",
     )
     p.add_argument(
+        "--spectators-per-address",
+        type=at_least_one,
+        default=DEFAULTS.spectators_per_address,
+        metavar="N",
+        help="spectator places at one table the connections of one address may take"
+        f" (default {DEFAULTS.spectators_per_address}; a table takes {DEFAULTS.max_spectators})",
+    )
+    p.add_argument(
         "--hello-timeout",
         type=seconds,
         default=DEFAULTS.hello_timeout,
@@ -228,6 +236,7 @@ async def start(args: argparse.Namespace) -> Server:
         max_connections=max_connections,
         max_per_address=args.max_per_address,
         tables_per_address=args.tables_per_address,
+        spectators_per_address=args.spectators_per_address,
         keep_deserted=args.keep_deserted,
         idle_timeout=args.idle_timeout,
         turn_silence=args.turn_silence,

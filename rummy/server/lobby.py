@@ -379,11 +379,11 @@ class Lobby:
         2,000 tables, at once when they had connected at once) to find one player in
         four to ask."""
         waiting = table.waiting_on()
-        if waiting is None or waiting[1] < self.options.turn_silence:
+        if waiting is None or waiting.seconds < self.options.turn_silence:
             return
-        peer = self.registry.connections.get(waiting[0])
+        peer = self.registry.connections.get(waiting.conn)
         if peer is not None:
-            peer.silent_turn(self.options.turn_silence)
+            peer.silent_turn(self.options.turn_silence, table.id, waiting.seat)
 
     async def _free_away_chair(self, table_id: int) -> None:
         """A chair away too long at a table waiting for players (``TableMaster.free_away_chair``)."""

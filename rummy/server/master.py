@@ -78,7 +78,7 @@ from ..protocol.messages import Table as TableMessage
 from ..protocol.ratelimit import TokenBucket
 from ..protocol.wire import EventWire, MoveWire, event_to_wire, move_to_wire, result_to_wire, view_to_wire
 from . import statements as sql
-from .changes import Chair, Change, Context, Outcome, Status, Think, Timer, Visitor
+from .changes import Chair, Change, Context, Outcome, Status, Think, Timer, Visitor, WaitedOn
 from .clock import TurnClock
 from .refused import Refused
 from .statements import Statement, StoredPlayer, token_hash
@@ -229,9 +229,9 @@ class TableMaster:
             games=self.games,
         )
 
-    def waiting_on(self) -> tuple[int, float] | None:
-        """The connection whose move the game waits for, and for how many seconds it has
-        (None: no game under way, between deals, or a bot plays the seat to act). The
+    def waiting_on(self) -> WaitedOn | None:
+        """The connection whose move the game waits for, for how many seconds it has, and
+        its seat (None: no game under way, between deals, or a bot plays the seat to act). The
         lobby's sweeper asks it whether it has said anything meanwhile (``turn_silence``)."""
         turn = self._turn
         if turn is None or self.game is None or self.status != "playing":
@@ -239,7 +239,9 @@ class TableMaster:
         if self._played_by_bot(turn[2], turn):
             return None
         session = self.chair_of_seat(turn[2]).session
-        return None if session is None else (session.id, self.context.now() - self._turn_since)
+        if session is None:
+            return None
+        return WaitedOn(session.id, self.context.now() - self._turn_since, turn[2])
 
     def someone_away(self) -> bool:
         return any(c is not None and not c.present for c in self.chairs)
@@ -520,6 +522,7 @@ class TableMaster:
         self._open_or_refuse()
         if len(self.spectators) >= self.context.options.max_spectators:
             raise Refused(E.TOO_MANY_SPECTATORS, "As many people watch this table as it allows.")
+        self._spectator_quota_or_refuse(visitor.origin)
 
         def apply() -> None:
             self.spectators[visitor.id] = visitor
@@ -528,6 +531,18 @@ class TableMaster:
             self._arrived(visitor)
 
         return self._now(apply)
+
+    def _spectator_quota_or_refuse(self, origin: str) -> None:
+        """The connections of one address may take only so many of the table's spectator
+        places: one address could take them all and keep everyone else from watching.
+        Counted here, when the watch's turn comes, so two watches in flight cannot both
+        pass; a table has at most ``max_spectators``, so the count is a short walk."""
+        options = self.context.options
+        cap = options.per_address(origin, options.spectators_per_address)
+        if sum(v.origin == origin for v in self.spectators.values()) >= cap:
+            raise Refused(
+                E.SPECTATOR_QUOTA, f"Your address watches this table from {cap} connections already."
+            )
 
     def detach(self, conn: int) -> Change:
         """Connection ``conn`` is gone (dropped, or left during a game): a chair is held

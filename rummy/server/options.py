@@ -60,6 +60,9 @@ class ServerOptions:
     tables_per_connection: int = 3  # tables a connection opened that are still open
     tables_per_address: int = 16  # ...and all the connections of one address together
     max_spectators: int = 50  # per table
+    # ...of which the connections of one address may take this many: one address could
+    # take every place at a table and keep everyone else from watching it.
+    spectators_per_address: int = 4
     abandon_after: float = 600.0  # a table not playing, with nobody present, is closed after this
     # A game in play whose people are all away (bots do not count) is ended, and its
     # table closed, after this many seconds: its players may come back meanwhile.

@@ -28,9 +28,10 @@ class Peer(Protocol):
         """Bytes sent to it that it has not read yet (still in our buffers)."""
         ...
 
-    def silent_turn(self, limit: float) -> None:
-        """The game has waited ``limit`` seconds for its move: closed if it has sent
-        nothing for as long (``ServerOptions.turn_silence``)."""
+    def silent_turn(self, limit: float, table_id: int, seat: int) -> None:
+        """The game at table ``table_id`` has waited ``limit`` seconds for the move of
+        its ``seat``: closed if it has sent nothing for as long
+        (``ServerOptions.turn_silence``); the table and seat are for the log."""
         ...
 
 

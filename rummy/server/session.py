@@ -31,6 +31,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..engine import SEAT_NAMES
 from ..protocol import errors as E
 from ..protocol.codec import client_decoder, encode
 from ..protocol.errors import ProtocolError
@@ -139,7 +140,7 @@ class Session(asyncio.BufferedProtocol):
 
     def said_hello_as(self, name: str, legal_moves: bool) -> None:
         self.name, self.wants_legal_moves, self.said_hello = name, legal_moves, True
-        self.visitor = Visitor(self.id, name, legal_moves)
+        self.visitor = Visitor(self.id, name, legal_moves, self.origin)
 
     # --- sending ------------------------------------------------------------------------
 
@@ -367,7 +368,7 @@ class Session(asyncio.BufferedProtocol):
             return
         self._watchdog = loop.call_at(max(due, now + 0.001), self._watch)
 
-    def silent_turn(self, limit: float) -> None:
+    def silent_turn(self, limit: float, table_id: int, seat: int) -> None:
         """The game has waited ``limit`` seconds for this player's move (the lobby's
         sweeper says so): if nothing came from them meanwhile either, they are taken
         for gone and the connection closed, their chair held as when they drop. A
@@ -376,6 +377,19 @@ class Session(asyncio.BufferedProtocol):
         if self._closed or asyncio.get_running_loop().time() - self._heard_at < limit:
             return
         self.host.stats[E.SILENT_TURN] += 1
+        # Said as the other closings are, through the server's throttle: a host asking
+        # why a player went away finds it, and a table of players who keep going silent
+        # cannot fill the log. The table and seat say which game; never a token.
+        self.warn.log(
+            logging.INFO,
+            E.SILENT_TURN,
+            "%s silent for %g s on its turn at table %s, seat %s (%s): closed, its chair held",
+            self.address,
+            limit,
+            table_id,
+            seat,
+            SEAT_NAMES[seat],
+        )
         self.fail(
             E.SILENT_TURN,
             f"Nothing heard from you for {limit:g} s while the game waited for your move:"

@@ -79,7 +79,7 @@ async def test_the_lobby_lists_tables_and_follows_changes() -> None:
         rows = lobby_rows(app)
         assert len(rows) == 2
         assert "Friday | waiting | Bob, 3 free" in rows[0]
-        assert "drawn, no timer, waits" in rows[0]
+        assert rows[0].endswith("| drawn, waits")  # no timer: at 80 columns, in fewer words
         # The chosen table in full words, below the list.
         assert "1 Bob, 2 free, 3 free, 4 free" in screen_text(app)
         assert "partners drawn (R2.2); no turn timer;" in screen_text(app)
@@ -238,6 +238,68 @@ async def test_at_80x24_the_chosen_tables_hint_is_not_cut_off() -> None:
         text = " ".join(line.split("│")[0].strip() for line in screen_text(app).splitlines())
         assert "Dara (normal bot)" in text  # the chairs, as a person sees them
         assert "Pick a table (arrow keys): s sits down, w watches, n creates one." in text
+
+
+@pytest.mark.parametrize(
+    ("size", "name"),
+    [
+        ((80, 24), "Kourosh's table 2"),
+        ((100, 32), "Friday rummy at Bob's"),
+        ((120, 40), "Friday night rummy at Bob's"),
+    ],
+)
+async def test_the_lobby_shows_a_tables_name_and_players_whole(size: tuple[int, int], name: str) -> None:
+    """At 80 columns the Table column was 14 wide and cut a default name ("Kourosh's
+    table 2"); a wider terminal gives a longer name its room, and the players beside
+    it stay whole."""
+    app, _ = offline_app()
+    async with app.run_test(size=size) as pilot:
+        say(app, Lobby(tables=[table_info(2, name, ("Ana", "Bob", None, None))]))
+        await pilot.pause()
+        row = screen_text(app).splitlines()[2]
+        assert f" {name} " in row and " Ana, Bob, 2 free " in row
+
+
+@pytest.mark.parametrize(
+    ("size", "said"),
+    [
+        ((80, 24), ("seated, waits", "seated, 120s, bot")),
+        ((100, 32), ("as seated, no timer, waits", "as seated, 120 s, bot")),
+        ((120, 40), ("as seated, no timer, waits", "as seated, 120 s, bot")),
+    ],
+)
+async def test_the_lobby_says_a_tables_options_whole(size: tuple[int, int], said: tuple[str, str]) -> None:
+    """The Options column cut "as seated, no timer, waits" to "as seated, no timer, w"
+    at 80 columns and at 120: at 80 it says them in fewer words (no time: no timer),
+    wider in all of them; four players' names stay whole beside them."""
+    app, _ = offline_app()
+    seated = TableOptions(seating="chosen")
+    timed = TableOptions(seating="chosen", turn_seconds=120, on_drop="bot")
+    tables = [
+        table_info(1, "Friday", ("Bob", "Cy", "Di", None), options=seated),
+        table_info(2, "Pros", ("Eve", None, None, None), options=timed),
+    ]
+    async with app.run_test(size=size) as pilot:
+        say(app, Lobby(tables=tables))
+        await pilot.pause()
+        rows = screen_text(app).splitlines()[2:4]
+        assert rows[0].endswith(f" {said[0]}") and " Bob, Cy, Di, 1 free " in rows[0]
+        assert rows[1].endswith(f" {said[1]}")
+
+
+async def test_the_lobby_panel_names_a_table_whole() -> None:
+    """The panel below the list cut a table's name (40 characters at most) at a player
+    name's 24: "Your table: Friday night rummy at Bo"."""
+    app, _ = offline_app()
+    name = "Friday night rummy at Bob's place"
+    async with app.run_test(size=(120, 40)) as pilot:
+        say(app, Lobby(tables=[table_info(3, name, ("Bob", None, None, None))]))
+        await pilot.pause()
+        assert f"Table {name}" in screen_text(app)
+        say(app, Seated(id=1, table_id=3, chair=1, token="t"), Sit)
+        say(app, Table(table=table_info(3, name, ("Bob", "Ann", None, None))))
+        await pilot.pause()
+        assert f"Your table: {name}" in screen_text(app)
 
 
 async def test_the_lobby_says_in_words_how_many_watch_a_table() -> None:

@@ -76,9 +76,9 @@ async def test_the_lobby_and_the_new_table_form_are_plain_ascii() -> None:
         # Longer than the list's columns at 80: cut with "..." (the grid's own ellipsis
         # is a "…").
         names = ("Anahita", "Bobby Tables", "Cyrus", "Dee")
-        say(app, Lobby(tables=[table_info(1, "Anahita's table 2", names, creator=0)]))
+        say(app, Lobby(tables=[table_info(1, "Anahita's table 12", names, creator=0)]))
         await pilot.pause()
-        assert "Anahita's t..." in screen_text(app) and "Anahita, Bobby T..." in screen_text(app)
+        assert "Anahita's tabl..." in screen_text(app) and "Anahita, Bobby T..." in screen_text(app)
         assert not_ascii(screen_text(app)) == set()
     app, _ = offline_app(ascii=True)
     async with app.run_test(size=(80, 24)) as pilot:

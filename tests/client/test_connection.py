@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rummy.client import connection as the_connection
-from rummy.client.connection import KEEPALIVE, KEEPALIVE_FLOOR, ConnectionChanged, keepalive_every
+from rummy.client.connection import ConnectionChanged
 from rummy.engine import DrawStock
 from rummy.net import Client
 from rummy.protocol import (
@@ -28,6 +28,7 @@ from rummy.protocol import (
     errors,
     move_to_wire,
 )
+from rummy.protocol.liveness import KEEPALIVE, KEEPALIVE_FLOOR, keepalive_every
 from rummy.server import start_server
 from tests.e2e.players import HeadlessPlayer
 from tests.relay import Relay

@@ -9,13 +9,14 @@ import json
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 from rich.cells import cell_len
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from rummy.client import text
-from rummy.client.app import RummyApp
+from rummy.client.app import RummyApp, replay_title
 from rummy.client.cli import main as client_main
 from rummy.client.messages import LeaveTable, OpenHistory, PlayAgainRequested, PlayMove, ReplayRequested
 from rummy.client.replay import Replay
@@ -106,7 +107,7 @@ async def test_a_player_watching_their_game_sees_their_own_hand_at_the_bottom() 
         screen = app.screen
         assert isinstance(screen, ReplayScreen)
         lines = screen_text(app).splitlines()
-        assert "E–W (you) 0" in lines[0]  # Ann is East: her team is "you"
+        assert "E–W (you) 0" in lines[1]  # Ann is East: her team is "you"
         bottom = lines[-12:]
         assert any("You, East" in line for line in bottom)
         ann = [card_text(card) for card in screen.replay.step.hands[3]]
@@ -533,6 +534,24 @@ async def test_an_answer_for_a_history_closed_before_it_came_is_let_go(utc: None
         say(app, HistoryPage(id=sent.last().id, games=PAGE, more=False), History)
         await eventually(lambda: len(history_rows(app)) == 3, pause=pilot.pause)
         assert app.is_running
+
+
+@pytest.mark.parametrize("ascii", [False, True])
+async def test_at_80_columns_a_replays_title_has_a_line_of_its_own(utc: None, ascii: bool) -> None:
+    """The title shared the score line with the deal and both teams' points, and at 80
+    columns read "Replay: Fri…". It has a line of its own; a long table name is cut so
+    that which game it was and when it ended still show."""
+    rec = msgspec.structs.replace(
+        record(), table="Friday night rummy at Bob's place, upstairs", game_id=1234567
+    )
+    assert rec.finished is not None
+    app = RummyApp(player_name="Ann", replay=rec, replay_title=replay_title(rec, NOW), ascii=ascii)
+    async with app.run_test(size=(80, 24)):
+        lines = screen_text(app).splitlines()
+        cut = "..." if ascii else "…"
+        when = when_words(rec.finished, NOW)
+        assert lines[0] == f" Replay: Friday night rummy at Bob's p{cut}, game #1234567, finished {when}"
+        assert lines[1].startswith(" Deal 1 of 2  ") and "E-W (you) 0" in text.to_ascii(lines[1])
 
 
 async def test_a_game_from_the_history_opens_its_replay_and_can_be_saved(utc: None, state_dir: Path) -> None:

@@ -197,16 +197,18 @@ def test_the_table_says_whose_move_the_game_waits_for_and_how_long() -> None:
     assert t.waiting_on() is None  # no game yet
     stored(t.start(ANN, request_id=1))
     assert t.game is not None
-    mover = (ANN, BOB, CY, DEE)[t.game.partner_draw.seat_of_chair.index(t.game.current)]
+    seat = t.game.current
+    mover = (ANN, BOB, CY, DEE)[t.game.partner_draw.seat_of_chair.index(seat)]
     now.t += 7
-    assert t.waiting_on() == (mover.id, 7)
+    assert t.waiting_on() == (mover.id, 7, seat)
     stored(t.play(mover, DrawStock(), None, request_id=2))
     now.t += 3
-    assert t.waiting_on() == (mover.id, 10)  # the same turn: drawing does not end it
+    assert t.waiting_on() == (mover.id, 10, seat)  # the same turn: drawing does not end it
     stored(t.play(mover, Discard(t.game.hands[t.game.current][0]), None, request_id=3))
     now.t += 2
-    nxt = (ANN, BOB, CY, DEE)[t.game.partner_draw.seat_of_chair.index(t.game.current)]
-    assert nxt is not mover and t.waiting_on() == (nxt.id, 2)  # the next turn, from its own start
+    seat = t.game.current
+    nxt = (ANN, BOB, CY, DEE)[t.game.partner_draw.seat_of_chair.index(seat)]
+    assert nxt is not mover and t.waiting_on() == (nxt.id, 2, seat)  # the next turn, from its own start
     stored(t.detach(nxt.id))
     assert t.waiting_on() is None  # away: a stand-in plays it, nobody is waited for
 

@@ -8,7 +8,7 @@ import asyncio
 from rummy.net import Client
 from rummy.protocol import CHAT_LIMIT, Chat, Error, Leave, Ok, Table, Watch, Watching, errors
 
-from .game_helpers import close_all, connect, serve, table_of_four
+from .game_helpers import close_all, connect, connect_from, serve, table_of_four
 
 
 def table_pushes(clients: list[Client]) -> int:
@@ -20,7 +20,7 @@ async def test_watchers_coming_and_going_cost_pushes_in_proportion_to_their_numb
     n*n frames (1,000 watchers: 504,500 frames, the honest table frozen for 7 s). Now
     a change in who watches reaches the others with the next push, at most one every
     ``lobby_interval``."""
-    server = await serve(**{"lobby_interval": 1.0})
+    server = await serve(**{"lobby_interval": 1.0, "spectators_per_address": 50})  # all from one address
     try:
         players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
         n = 40
@@ -47,7 +47,7 @@ async def test_watchers_coming_and_going_cost_pushes_in_proportion_to_their_numb
 
 
 async def test_a_table_takes_only_so_many_spectators() -> None:
-    server = await serve(**{"max_spectators": 3})
+    server = await serve(**{"max_spectators": 3, "spectators_per_address": 3})
     try:
         players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
         watchers = [await connect(server, f"W{i}") for i in range(4)]
@@ -62,11 +62,45 @@ async def test_a_table_takes_only_so_many_spectators() -> None:
         await server.close()
 
 
+async def test_one_address_takes_only_so_many_of_a_tables_spectator_places() -> None:
+    """One address could take all 50 places at a table and keep everyone else from
+    watching it. Its connections take at most ``spectators_per_address`` of them; the
+    one past that is refused, and nothing changed: it sits nowhere, the table counts
+    the same spectators, and it may still watch elsewhere. Another address gets in."""
+    server = await serve(**{"spectators_per_address": 4})
+    try:
+        players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
+        crowd = [await connect_from("127.0.0.3", server, f"M{i}") for i in range(5)]
+        for m in crowd[:4]:
+            assert isinstance(await m.request(Watch, table_id=table_id), Watching)
+        table = server.table(table_id)
+        assert table is not None
+        watching = set(table.spectators)
+        refused = await crowd[4].request(Watch, table_id=table_id)
+        assert isinstance(refused, Error) and refused.code == errors.SPECTATOR_QUOTA, refused
+        assert "4 connections" in refused.text
+        assert set(table.spectators) == watching
+        assert crowd[4].table is None
+        honest = await connect_from("127.0.0.2", server, "Wes")
+        assert isinstance(await honest.request(Watch, table_id=table_id), Watching)
+        await players[0].until(lambda c: c.table is not None and c.table.spectators == 5)
+        # The refused connection is at no table: it may watch another one...
+        _, _, other = await table_of_four(server, names=("Bob",), bots=3)
+        assert isinstance(await crowd[4].request(Watch, table_id=other), Watching)
+        # ...and a place its address gives back is its address's again.
+        assert isinstance(await crowd[4].request(Leave), Ok)
+        assert isinstance(await crowd[0].request(Leave), Ok)
+        assert isinstance(await crowd[4].request(Watch, table_id=table_id), Watching)
+        await close_all([*players, *crowd, honest])
+    finally:
+        await server.close()
+
+
 async def test_a_table_carries_only_so_many_chat_lines() -> None:
     """Every line goes to everyone at the table: fifty-six spectators chatting at their
     own allowed rate pushed move latency to 4.4 s. A table carries ``chat_rate`` lines a
     second (bursts of ``chat_burst``); a line over that is refused, not cleaned or sent."""
-    server = await serve(**{"chat_rate": 1.0, "chat_burst": 8})
+    server = await serve(**{"chat_rate": 1.0, "chat_burst": 8, "spectators_per_address": 10})
     try:
         players, _, table_id = await table_of_four(server, names=("Ann",), bots=3)
         watchers = [await connect(server, f"W{i}") for i in range(10)]

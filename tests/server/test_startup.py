@@ -20,7 +20,7 @@ import pytest
 from rummy.net import Client
 from rummy.protocol import PROTOCOL_VERSION, Hello, Welcome, encode
 from rummy.protocol.address import parse_address
-from rummy.server import cli, start_server
+from rummy.server import ServerOptions, cli, start_server
 from rummy.server.storage import Storage, StorageError
 
 from .game_helpers import FAST, close_all, play, table_of_four
@@ -247,6 +247,7 @@ async def test_an_address_that_is_no_address_is_refused_in_words(monkeypatch: py
         (["--deal-pause", "nan"], "argument --deal-pause: give seconds from 0 up, not nan"),
         (["--max-connections", "0"], "argument --max-connections: must be at least 1, not 0"),
         (["--rate", "0"], "argument --rate: must be more than 0, not 0"),
+        (["--spectators-per-address", "0"], "argument --spectators-per-address: must be at least 1, not 0"),
         # The doors' were too: a cap of 0 or less let one player in, and a negative one
         # also lowered the game server's cap on loopback, where the doors' clients connect
         # from ("Your address has -36 connections open already"); a negative timeout was never.
@@ -268,6 +269,21 @@ def test_an_option_out_of_range_is_refused_in_one_sentence(
         cli.build_parser().parse_args(argv)
     assert info.value.code == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == f"rummy-server: error: {said}"
+
+
+async def test_the_per_address_caps_a_host_gives_reach_the_server(tmp_path: Path) -> None:
+    argv = ["--host", "127.0.0.1", "--port", "0", "--db", str(tmp_path / "s.db")]
+    caps = ["--spectators-per-address", "2", "--tables-per-address", "5"]
+    server = await cli.start(cli.build_parser().parse_args([*argv, *caps]))
+    try:
+        assert (server.options.spectators_per_address, server.options.tables_per_address) == (2, 5)
+    finally:
+        await server.close()
+    server = await cli.start(cli.build_parser().parse_args(argv))
+    try:
+        assert server.options.spectators_per_address == ServerOptions().spectators_per_address
+    finally:
+        await server.close()
 
 
 @pytest.mark.parametrize(

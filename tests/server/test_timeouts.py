@@ -5,7 +5,11 @@ people who play."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
+import pytest
+
+from rummy.engine import SEAT_NAMES
 from rummy.net import Client
 from rummy.protocol import (
     PROTOCOL_VERSION,
@@ -21,6 +25,7 @@ from rummy.protocol import (
     frame,
 )
 from rummy.server import start_server
+from tests.support import eventually
 
 from .game_helpers import FAST, close_all, connect, open_client, play, table_of_four
 
@@ -94,6 +99,37 @@ async def test_a_player_silent_while_the_game_waits_for_their_move_is_taken_for_
         await close_all([back])
     finally:
         bob_plays.cancel()
+        await close_all(players)
+        await server.close()
+
+
+async def test_a_player_taken_for_gone_for_silence_is_said_in_the_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every other closing of a connection by the server is said in its log; one cut
+    for ``silent-turn`` was not, and a host could not tell why a player had gone. Its
+    line says the table and seat (through the server's throttle, as the others), and
+    never the seat's token."""
+    server = await start_server(**{**FAST, "turn_silence": 0.3})
+    players, tokens, table_id = await table_of_four(
+        server, names=("Ann",), bots=3, options=TableOptions(on_drop="bot")
+    )
+    ann = players[0]
+    try:
+        with caplog.at_level(logging.INFO, logger="rummy"):
+            await ann.until(lambda c: c.view is not None and c.view.my_turn)
+            assert ann.view is not None
+            seat = ann.view.seat
+            await fatal(ann, errors.SILENT_TURN)
+
+            def said() -> list[str]:
+                return [r.getMessage() for r in caplog.records if "silent" in r.getMessage()]
+
+            await eventually(lambda: said(), what="a log line of the silent player")
+        [line] = said()
+        assert f"table {table_id}, seat {seat} ({SEAT_NAMES[seat]})" in line and "0.3 s" in line, line
+        assert not any(tokens[0] in r.getMessage() for r in caplog.records)
+    finally:
         await close_all(players)
         await server.close()
 

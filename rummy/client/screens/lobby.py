@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from rummy.engine import SEAT_NAMES
-from rummy.protocol import BotLevel, ChairInfo, TableInfo, default_table_name
+from rummy.protocol import NAME_LIMIT, TABLE_NAME_LIMIT, BotLevel, ChairInfo, TableInfo, default_table_name
 
 from .. import text
 from ..commands import ScreenActions
@@ -38,6 +38,7 @@ from ..messages import (
     StartRequested,
     WatchRequested,
 )
+from ..names import chair_names
 from ..session import Session
 from ..widgets.feed import Feed
 from ..widgets.keys import KeyBar
@@ -50,13 +51,19 @@ NO_CHAT = "Sit at or watch a table to chat with the people there."
 CHAT = "Chat with the people at your table: c, then type (enter sends)."
 
 
-def options_short(info: TableInfo) -> str:
-    """The options in a few words, for the list: 'drawn, 60 s, bot'."""
+def options_short(info: TableInfo, width: int = 26) -> str:
+    """The options in a few words, for the list's column ``width`` wide: 'as seated, no
+    timer, waits' where it fits (100 columns and more), else the same in fewer words,
+    'seated, 60s, waits' or 'drawn, bot' (no time: no timer), which fit the 19 columns
+    the list has at 80. The chosen table's panel says them in full (``options_words``)."""
     o = info.options
-    seating = "drawn" if o.seating == "draw" else "as seated"
-    timer = f"{o.turn_seconds} s" if o.turn_seconds else "no timer"
     drop = "bot" if o.on_drop == "bot" else "waits"
-    return f"{seating}, {timer}, {drop}"
+    timer = f"{o.turn_seconds} s" if o.turn_seconds else "no timer"
+    words = f"{'drawn' if o.seating == 'draw' else 'as seated'}, {timer}, {drop}"
+    if len(words) <= width:
+        return words
+    timer = f"{o.turn_seconds}s, " if o.turn_seconds else ""
+    return f"{'drawn' if o.seating == 'draw' else 'seated'}, {timer}{drop}"
 
 
 def options_words(info: TableInfo) -> str:
@@ -67,9 +74,7 @@ def options_words(info: TableInfo) -> str:
     )
     timer = f"{o.turn_seconds} s per turn" if o.turn_seconds else "no turn timer"
     drop = (
-        "a bot plays for a player who drops"
-        if o.on_drop == "bot"
-        else "a bot plays for a player away 2 min"
+        "a bot plays for a player who drops" if o.on_drop == "bot" else "a bot plays for a player away 2 min"
     )
     return f"{seating}; {timer}; {drop}"
 
@@ -87,8 +92,9 @@ BOT_LEVEL_CHOICES: tuple[tuple[str, BotLevel], ...] = (
 )
 
 
-def _name(name: str, ascii: bool) -> str:
-    clean = text.clean(name, 24)
+def _name(name: str, ascii: bool, limit: int = NAME_LIMIT) -> str:
+    """A player's name as shown (``limit``: TABLE_NAME_LIMIT for a table's)."""
+    clean = text.clean(name, limit)
     return text.to_ascii(clean) if ascii else clean
 
 
@@ -100,11 +106,11 @@ def chairs_text(info: TableInfo, ascii: bool = False) -> Text:
     people = [c for c in info.chairs if c.name is not None and not c.bot]
     bots = sum(1 for c in info.chairs if c.bot)
     free = sum(1 for c in info.chairs if c.name is None)
+    names = chair_names(info)
     for i, chair in enumerate(people):
         if i:
             out.append(", ")
-        assert chair.name is not None
-        out.append(_name(chair.name, ascii), "" if chair.present else "dim")
+        out.append(_name(names[chair.chair], ascii), "" if chair.present else "dim")
         if not chair.present:
             out.append(" (away)", "dim")
     for count, what in ((bots, "bot"), (free, "free")):
@@ -118,6 +124,7 @@ def chairs_text(info: TableInfo, ascii: bool = False) -> Text:
 def chairs_words(info: TableInfo, ascii: bool = False) -> Content:
     """Every chair in full, for the chosen table: '1 Bob, 2 Dara (bot), 3 free, 4 Di'."""
     parts: list[Content | str] = []
+    names = chair_names(info)
     for chair in info.chairs:
         if parts:
             parts.append(", ")
@@ -125,7 +132,7 @@ def chairs_words(info: TableInfo, ascii: bool = False) -> Content:
         if chair.name is None:
             parts.append(Content.styled("free", "dim"))
         else:
-            parts.append(text.plain(_name(chair.name, ascii)))
+            parts.append(text.plain(_name(names[chair.chair], ascii)))
             if chair.bot:
                 parts.append(Content.styled(f" ({bot_word(chair)})", "dim"))
             elif not chair.present:
@@ -135,11 +142,14 @@ def chairs_words(info: TableInfo, ascii: bool = False) -> Content:
 
 def column_widths(width: int) -> tuple[int, int, int, int, int]:
     """Widths of the columns (#, table, status, players, options) for a terminal
-    ``width`` wide: each cell has a column of padding on both sides."""
-    room = max(66, width - 2 - 10)  # the grid's edges, and two padding columns per cell
+    ``width`` wide: each cell has a column of padding on both sides. At 80 columns a
+    default name ("Kourosh's table 2") is whole, the players column holds three short
+    names and the free chairs ("Bob, Cy, Di, 1 free"), and the options are said in
+    fewer words; wider terminals give the names more, and the options all their words."""
+    room = max(68, width - 2 - 10)  # the grid's edges, and two padding columns per cell
     number, status = 3, 10
-    name = 14 if room < 80 else 20
-    options = 22
+    name = 17 if room < 88 else 22 if room < 108 else 28
+    options = 19 if room < 88 else 26  # options_short's fewer words, or its whole ones
     players = room - number - status - name - options
     return number, name, status, players, options
 
@@ -265,7 +275,7 @@ class LobbyScreen(Screen[None]):
                 ),
                 Text(status),
                 text.fit_cell(chairs_text(info, self.ascii), self._widths[3], self.ascii),
-                Text(options_short(info), "dim"),
+                Text(options_short(info, self._widths[4]), "dim"),
                 key=str(table_id),
             )
         if selected is not None and selected in session.tables:
@@ -318,7 +328,7 @@ class LobbyScreen(Screen[None]):
             watching = f"  {chosen.spectators} watching" if chosen.spectators else ""
             return Content.assemble(
                 ("Table ", "bold"),
-                text.plain(_name(chosen.name, self.ascii), "bold", 40),
+                text.plain(_name(chosen.name, self.ascii, TABLE_NAME_LIMIT), "bold", 40),
                 (watching, "dim"),
                 "\n",
                 chairs_words(chosen, self.ascii),
@@ -328,15 +338,19 @@ class LobbyScreen(Screen[None]):
                 hint,
             )
         lines: list[Content] = [
-            Content.assemble(("Your table: ", "bold"), text.plain(_name(info.name, self.ascii), "bold", 40))
+            Content.assemble(
+                ("Your table: ", "bold"),
+                text.plain(_name(info.name, self.ascii, TABLE_NAME_LIMIT), "bold", 40),
+            )
         ]
+        names = chair_names(info)
         for chair in info.chairs:
             you = " (you)" if chair.chair == session.chair and not session.watching else ""
             who: Content = (
                 Content.styled("free", "dim")
                 if chair.name is None
                 else Content.assemble(
-                    text.plain(_name(chair.name, self.ascii), limit=24),
+                    text.plain(_name(names[chair.chair], self.ascii), limit=24),
                     f" ({bot_word(chair)})" if chair.bot else "",
                     you,
                     # As the list above says it: a dropped player's chair, freed after

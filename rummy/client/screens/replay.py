@@ -22,6 +22,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widgets import Static
 
 from .. import replay as model
 from .. import text
@@ -80,6 +81,9 @@ class ReplayScreen(Screen[None]):
         super().__init__()
         self.replay = replay
         self.title_text = title
+        # Its own line, above the board: on the score line beside the deal and both
+        # teams' points it was cut to "Replay: Fri…" at 80 columns.
+        self.title_line = Static(id="replay-title")
         self.look = look or Look()
         self.standalone = standalone
         self.can_save = can_save
@@ -105,6 +109,7 @@ class ReplayScreen(Screen[None]):
         return self.look.ascii
 
     def compose(self) -> ComposeResult:
+        yield self.title_line
         yield self.board
         yield self.log_view
         yield self.keybar
@@ -114,15 +119,25 @@ class ReplayScreen(Screen[None]):
         for area in (board.hand, board.pile, board.melds, self.log_view):
             area.can_focus = False  # the arrow keys step the replay; the mouse still scrolls
         board.fit(*self.app.size)
+        self._show_title(self.app.size.width)
         self._show_step()
 
     def on_resize(self, event: Resize) -> None:
         width, height = event.size
         self.board.fit(width, height)
+        self._show_title(width)
         self.set_class(32 <= height < 40, "-medium")
         self.set_class(height >= 40, "-large")
 
     # --- drawing ------------------------------------------------------------------------
+
+    def _show_title(self, width: int) -> None:
+        """'Replay: NAME, game #N, finished WHEN', cut to the line (its padding aside)."""
+        name = text.clean(self.title_text)
+        title = Content.assemble(
+            ("Replay: ", "bold"), text.plain(text.to_ascii(name) if self.ascii else name)
+        )
+        self.title_line.update(text.fit(title, max(1, width - 2), self.ascii))
 
     def _show_step(self) -> None:
         replay = self.replay
@@ -131,7 +146,7 @@ class ReplayScreen(Screen[None]):
         scene = Scene(
             view, replay.seats, recent=self._recent[replay.position], look=self.look, open_hands=step.hands
         )
-        self.board.show(scene, f"Replay: {self.title_text}", self._bar())
+        self.board.show(scene, "", self._bar())
         self.log_view.set_lines(list(self._lines_at[replay.position]))
         self.keybar.follow()  # the footer's r comes and goes
 

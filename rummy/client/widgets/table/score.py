@@ -42,9 +42,9 @@ def score_line(scene: Scene, table_name: str, width: int) -> Content:
         )
     sep = Content.styled("  |  " if look.ascii else "  │  ", "dim")
     right = Content.assemble(teams[0], sep, teams[1])
-    # No 40-character cut here (a table name is cut so already): a replay's title, "Replay:
-    # NAME, game #N, finished WHEN", is longer, and fit() below cuts it to the room left,
-    # with an ellipsis, instead of mid-word at any width.
+    # No 40-character cut here (a table name is cut so already): fit() below cuts it to
+    # the room left, with an ellipsis, instead of mid-word at any width. (A replay's
+    # longer title has a line of its own, above the board.)
     title = text.plain(table_name, "dim") if table_name else Content("")
     room = width - deal.cell_length - right.cell_length - 4
     if title.cell_length and room >= 8:
