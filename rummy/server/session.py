@@ -364,6 +364,10 @@ class Session(asyncio.BufferedProtocol):
             code, text = E.FRAME_TIMEOUT, f"A frame took more than {options.frame_timeout:g} s to arrive."
         if now >= due and code:
             self.host.stats[code] += 1
+            # Said as the other closings are, through the throttle: a host finds why a
+            # connection went (a lobby left open overnight, a half-open connection
+            # holding a place), and a crowd of them cannot fill the log.
+            self.warn.log(logging.INFO, code, "%s closed (%s): %s", self.address, code, text)
             self.fail(code, text)
             return
         self._watchdog = loop.call_at(max(due, now + 0.001), self._watch)

@@ -134,6 +134,34 @@ async def test_a_player_taken_for_gone_for_silence_is_said_in_the_log(
         await server.close()
 
 
+async def test_connections_closed_by_their_deadlines_are_said_in_the_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A connection closed for saying no hello in time, or for sitting idle outside a
+    table, left no line in the server's log (the flood, the slow reader and the silent
+    player each had one): a host could not tell why a player had gone, nor see a
+    crowd of half-open connections. Each now has its line, with its address."""
+    server = await start_server(**{**FAST, "hello_timeout": 0.3, "idle_timeout": 0.5})
+    try:
+        with caplog.at_level(logging.INFO, logger="rummy"):
+            mute = await open_client(server, "127.0.0.2")
+            idle = await connect(server, "Idle", lobby=True)
+            await fatal(mute, errors.HELLO_TIMEOUT)
+            await fatal(idle, errors.IDLE_TIMEOUT)
+
+            def said(code: str) -> list[str]:
+                return [r.getMessage() for r in caplog.records if f"({code})" in r.getMessage()]
+
+            await eventually(
+                lambda: said(errors.HELLO_TIMEOUT) and said(errors.IDLE_TIMEOUT), what="both lines"
+            )
+        assert "127.0.0.2" in said(errors.HELLO_TIMEOUT)[0]
+        assert "0.5 s" in said(errors.IDLE_TIMEOUT)[0]
+        await close_all([mute, idle])
+    finally:
+        await server.close()
+
+
 async def test_a_frame_left_unfinished_is_cut_off() -> None:
     """A frame left three bytes short held its buffer for ever."""
     server = await start_server(**{**FAST, "frame_timeout": 0.3, "idle_timeout": 60.0})
