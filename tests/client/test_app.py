@@ -399,9 +399,9 @@ async def test_the_new_table_form_moves_row_to_row_with_the_arrows() -> None:
 
 async def test_sit_in_a_chosen_chair_or_watch() -> None:
     """Only free chairs are offered, each under its own number (4 is chair 4, not the
-    second free one); one taken while the question was open is not sat in, and the
-    question comes again with the chairs still free (seen in tmux: three friends
-    sitting at once got "That chair was taken meanwhile" and had to start over)."""
+    second free one); one taken while the question was open leaves it (seen in tmux:
+    three friends sitting at once got "That chair was taken meanwhile" and had to
+    start over)."""
     app, sent = offline_app()
     async with app.run_test() as pilot:
         say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)]))
@@ -412,12 +412,11 @@ async def test_sit_in_a_chosen_chair_or_watch() -> None:
         assert "2. Chair 2" in screen_text(app) and "4. Chair 4" in screen_text(app)
         say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Cy", None), creator=0)))
         await pilot.pause()
-        await pilot.press("1", "3")  # no such chairs free: still asking
+        chooser = app.screen
+        assert isinstance(chooser, ChooseScreen) and [label for label, _ in chooser.options] == ["Chair 4"]
+        assert "Chair 2" not in screen_text(app) and "4. Chair 4" in screen_text(app)
+        await pilot.press("1", "2", "3")  # no such chairs free: still asking
         assert isinstance(app.screen, ChooseScreen)
-        await pilot.press("2")  # chair 2: Eve took it meanwhile
-        await eventually(lambda: "Chair 2 was taken meanwhile" in screen_text(app), pause=pilot.pause)
-        again = app.screen
-        assert isinstance(again, ChooseScreen) and [label for label, _ in again.options] == ["Chair 4"]
         assert not any(isinstance(m, Sit) for m in sent.sent)
         await pilot.press("escape")  # not now after all
         await pilot.pause()
@@ -430,6 +429,53 @@ async def test_sit_in_a_chosen_chair_or_watch() -> None:
         assert sent.last() == Sit(id=1, table_id=4, chair=3)
         await pilot.press("w")
         assert isinstance(sent.last(), Watch) and sent.last().table_id == 4
+
+
+async def test_the_chair_question_follows_the_lobby() -> None:
+    """Friends sit down while "Sit in which chair?" is open: each chair taken leaves
+    the question, the others keeping their numbers and the highlight staying on its
+    chair; the last one taken closes it with the table's news. The list stayed as it
+    was opened, and a pick of a taken chair said so and asked again."""
+    app, sent = offline_app()
+    async with app.run_test(notifications=True) as pilot:
+        say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, None, None), creator=0)]))
+        await pilot.pause()
+        await pilot.press("s", "down")  # on chair 3
+        chooser = app.screen
+        assert isinstance(chooser, ChooseScreen)
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", None, None), creator=0)))
+        await eventually(lambda: "Chair 2" not in screen_text(app), pause=pilot.pause)
+        assert "3. Chair 3" in screen_text(app) and "4. Chair 4" in screen_text(app)
+        assert chooser.choices.highlighted == 0  # still chair 3, now the first
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", None, "Fay"), creator=0)))
+        await eventually(lambda: "Chair 4" not in screen_text(app), pause=pilot.pause)
+        assert app.screen is chooser and "3. Chair 3" in screen_text(app)
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Gus", "Fay"), creator=0)))
+        await eventually(lambda: "That table is full: w watches it." in toast_text(app), pause=pilot.pause)
+        assert not isinstance(app.screen, ChooseScreen) and not any(isinstance(m, Sit) for m in sent.sent)
+        # Enter picks the chair the highlight stayed on.
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", None, None, None), creator=0)))
+        await pilot.pause()
+        await pilot.press("s", "down")  # on chair 3
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", None, None), creator=0)))
+        await eventually(lambda: "Chair 2" not in screen_text(app), pause=pilot.pause)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert sent.last() == Sit(id=1, table_id=4, chair=2)
+
+
+async def test_the_chair_question_closes_when_the_table_starts() -> None:
+    """A table whose game began while the question was open: it closes and says so."""
+    app, sent = offline_app()
+    async with app.run_test(notifications=True) as pilot:
+        say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, None, None), creator=0)]))
+        await pilot.pause()
+        await pilot.press("s")
+        assert isinstance(app.screen, ChooseScreen)
+        playing = table_info(4, "Open", ("Bob", "Eve", "Gus", "Fay"), status="playing", creator=0)
+        say(app, LobbyTable(table=playing))
+        await eventually(lambda: "That table is playing: w watches it." in toast_text(app), pause=pilot.pause)
+        assert not isinstance(app.screen, ChooseScreen) and not any(isinstance(m, Sit) for m in sent.sent)
 
 
 async def test_the_creator_seats_bots_and_starts() -> None:

@@ -194,6 +194,9 @@ class LobbyScreen(Screen[None]):
             placeholder="Say something to your table", id="lobby-chat-input", compact=True
         )
         self._widths: tuple[int, ...] = ()
+        # The open "Sit in which chair?": its table, the chair left out (taken in the same
+        # instant, ``choose_chair``) and the dialog, which follows the lobby's updates.
+        self._chair_question: tuple[int, int | None, ChooseScreen[int]] | None = None
         self.keybar = KeyBar()
 
     @property
@@ -282,6 +285,7 @@ class LobbyScreen(Screen[None]):
             grid.move_cursor(row=sorted(session.tables).index(selected))
         self.mine.update(self._mine_content())
         self.keybar.follow()
+        self._follow_chair_question()
 
     def show_mine(self) -> None:
         """One's own table changed (or one left it)."""
@@ -487,8 +491,17 @@ class LobbyScreen(Screen[None]):
             options = [(f"Chair {c + 1}" + (f" ({SEAT_NAMES[c]})" if seated else ""), c) for c in free]
             # Each chair keeps its own number: 4 is chair 4, whichever chairs are free.
             numbers = [c + 1 for c in free]
-            picked = await self.app.push_screen_wait(ChooseScreen[int](question, options, numbers=numbers))
+            chooser = ChooseScreen[int](question, options, numbers=numbers)
+            self._chair_question = (table_id, taken, chooser)
+            try:
+                picked = await self.app.push_screen_wait(chooser)
+            finally:  # (a question asked anew meanwhile is the new one's to clear)
+                if self._chair_question is not None and self._chair_question[2] is chooser:
+                    self._chair_question = None
             if picked is None:
+                if not chooser.options:  # every chair offered went meanwhile: the loop
+                    asked = True  # says why (and never sits the player unasked)
+                    continue
                 return
             latest = self.session.tables.get(table_id)
             if latest is not None and any(c.chair == picked and c.name is None for c in latest.chairs):
@@ -498,6 +511,20 @@ class LobbyScreen(Screen[None]):
             # together): ask again with the chairs still free, not leave it at a warning.
             question, asked = f"Chair {picked + 1} was taken meanwhile. Sit in which chair?", True
         self.post_message(SitRequested(table_id, chair))
+
+    def _follow_chair_question(self) -> None:
+        """The lobby moved on while "Sit in which chair?" is open: a chair taken meanwhile
+        leaves the question (the others keep their numbers), and a table gone, started or
+        full closes it (``choose_chair`` says which). Picking from a stale list said
+        "Chair 2 was taken meanwhile" and asked again, when friends sat down at once."""
+        if self._chair_question is None:
+            return
+        table_id, taken, chooser = self._chair_question
+        latest = self.session.tables.get(table_id)
+        free: list[int] = []
+        if latest is not None and latest.status == "waiting":
+            free = [c.chair for c in latest.chairs if c.name is None and c.chair != taken]
+        chooser.keep_only(free)
 
     def action_watch(self) -> None:
         table_id = self.selected_id
