@@ -527,7 +527,7 @@ async def test_ones_own_table_says_who_is_away_as_the_list_does() -> None:
     """A player who dropped from one's waiting table showed as "2: Ann" there, as if
     present, while the list above said "Ann (away)"."""
     app, _ = offline_app()
-    async with app.run_test() as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:  # (room in the list to name her)
         say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
         mine = table_info(7, "Mine", ("Bob", "Ann", None, None))
         mine.chairs[1].present = False
@@ -537,6 +537,33 @@ async def test_ones_own_table_says_who_is_away_as_the_list_does() -> None:
         assert "Bob, Ann (away), 2 free" in " ".join(lobby_rows(app))
         assert " 2: Ann (away)" in screen_text(app)
         assert " 1: Bob (you)" in screen_text(app)
+
+
+@pytest.mark.parametrize(
+    ("size", "cells"),
+    [
+        ((80, 24), ["2 away, 2 free", "Bob, 1 away, 2 free"]),
+        ((100, 32), ["2 away (Bob, Ana), 2 free", "Bob, Ana (away), 2 free"]),
+        ((120, 40), ["Bob (away), Ana (away), 2 free", "Bob, Ana (away), 2 free"]),
+    ],
+)
+async def test_the_list_says_who_is_away_in_its_width(size: tuple[int, int], cells: list[str]) -> None:
+    """Seen in tmux at 80 columns: the Players cell cut the words of players away,
+    "Bob (away), Ana (a…". Where the names do not fit with "(away)" each, the away ones
+    are named after their count, then counted only, as bots are; the panel below the
+    list names every chair in full."""
+    both = table_info(3, "Friday", ("Bob", "Ana", None, None))
+    both.chairs[0].present = both.chairs[1].present = False
+    one = table_info(4, "Open", ("Bob", "Ana", None, None))
+    one.chairs[1].present = False
+    app, _ = offline_app()
+    async with app.run_test(size=size) as pilot:
+        say(app, Lobby(tables=[both, one]))
+        await pilot.pause()
+        assert [row.split(" | ")[3] for row in lobby_rows(app)] == cells
+        text = screen_text(app)
+        assert all(cell in text for cell in cells) and "…" not in text  # each whole
+        assert "1 Bob (away), 2 Ana (away)" in text  # the chosen table's chairs in full
 
 
 async def test_bots_show_their_level_in_the_lobby_and_at_the_table() -> None:

@@ -98,26 +98,44 @@ def _name(name: str, ascii: bool, limit: int = NAME_LIMIT) -> str:
     return text.to_ascii(clean) if ascii else clean
 
 
-def chairs_text(info: TableInfo, ascii: bool = False) -> Text:
+def chairs_text(info: TableInfo, ascii: bool = False, width: int | None = None) -> Text:
     """Who is at the table, short, for the list: the people (the away ones dim), then how
-    many bots and free chairs: 'Bob, Cy, 1 bot, 1 free'. A Rich ``Text`` built piece by
+    many bots and free chairs: 'Bob, Cy, 1 bot, 1 free'. Within ``width``, the away
+    players are said shorter if need be: 'Cy, 2 away (Bob, Ana), 1 free', then counted as
+    the bots are, 'Cy, 2 away, 1 free' (at 80 columns 'Bob (away), Ana (a…' was cut; the
+    panel below the list names every chair in full). A Rich ``Text`` built piece by
     piece: the grid measures it, and a name in it is never read as markup."""
+    forms = [_chairs_text(info, ascii, away) for away in ("each", "grouped", "counted")]
+    if width is None:
+        return forms[0]
+    return next((form for form in forms if form.cell_len <= width), forms[-1])
+
+
+def _chairs_text(info: TableInfo, ascii: bool, away: str) -> Text:
+    """``chairs_text`` with the away players said ``away``: 'Bob (away)' each, or
+    together after their count, '2 away (Bob, Ana)', or counted only, '2 away'."""
     out = Text(no_wrap=True, overflow="ellipsis")
     people = [c for c in info.chairs if c.name is not None and not c.bot]
+    gone = [c for c in people if not c.present]
     bots = sum(1 for c in info.chairs if c.bot)
     free = sum(1 for c in info.chairs if c.name is None)
     names = chair_names(info)
-    for i, chair in enumerate(people):
-        if i:
+    for chair in people if away == "each" else [c for c in people if c.present]:
+        if len(out):
             out.append(", ")
         out.append(_name(names[chair.chair], ascii), "" if chair.present else "dim")
         if not chair.present:
             out.append(" (away)", "dim")
-    for count, what in ((bots, "bot"), (free, "free")):
+    counts = [(bots, "bot"), (free, "free")]
+    if away != "each":
+        counts.insert(0, (len(gone), "away"))
+    for count, what in counts:
         if count:
             if len(out):
                 out.append(", ")
             out.append(f"{count} {what}{'s' if count > 1 and what == 'bot' else ''}", "dim")
+            if what == "away" and away == "grouped":
+                out.append(f" ({', '.join(_name(names[c.chair], ascii) for c in gone)})", "dim")
     return out
 
 
@@ -277,7 +295,7 @@ class LobbyScreen(Screen[None]):
                     self.ascii,
                 ),
                 Text(status),
-                text.fit_cell(chairs_text(info, self.ascii), self._widths[3], self.ascii),
+                text.fit_cell(chairs_text(info, self.ascii, self._widths[3]), self._widths[3], self.ascii),
                 Text(options_short(info, self._widths[4]), "dim"),
                 key=str(table_id),
             )
