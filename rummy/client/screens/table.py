@@ -402,7 +402,7 @@ class TableScreen(Screen[None]):
         if asked is not None and asked[0] is self.view and self.hand.chosen == [asked[1]]:
             joker = card_text(asked[1], self.ascii)
             prompt = Content.assemble(
-                Content.styled(f"Discard the {joker}? d again discards it", "bold"),
+                Content.styled(f"Discard the {joker}? d again discards it", "bold $warning"),
                 " (Jokers meld only with Jokers, R5.3).",
             )
         timer = self.timer
@@ -620,8 +620,9 @@ class TableScreen(Screen[None]):
         view = self.view
         if view is None or not is_joker(card) or self._joker_asked == (view, card):
             return False
+        # Asked on the line above the hand, which follows the game: a toast asking it
+        # too stayed up for its 3 s after the Joker had gone, "Press d again".
         self._joker_asked = (view, card)
-        self.notify(f"Discard the {card_text(card, self.ascii)}? Press d again.", title="A Joker", timeout=3)
         self.board.prompt.update(self._prompt())
         return True
 
