@@ -143,12 +143,15 @@ def prompt(
     lobby: bool = False,
     again: bool = True,
     hinting: bool = False,
+    pressed: str | None = None,
 ) -> Content:
     """The always-visible line: what this player can do now. ``lobby``: the client has
     a lobby to go back to (a server's, not the local game's); ``again``: another game
     may be asked for at the game's end (not once someone has left the table);
     ``hinting``: the hints are on, and when they mark nothing this line says what is
-    left to do (a toast said it, and stayed up after the turn had moved on)."""
+    left to do (a toast said it, and stayed up after the turn had moved on);
+    ``pressed``: a key of the turn the player pressed out of its time in this moment of
+    the game (``moment``): the line says why it did nothing."""
     if view is None:
         return Content("Waiting for the game to start.")
     if view.phase == "game_over":
@@ -172,6 +175,10 @@ def prompt(
         )
     if view.phase == "deal_over":
         return Content("The deal is over: n when you are ready for the next deal; r shows the scores.")
+    why = not_now(view, seats, pressed) if pressed is not None else None
+    if why is not None:
+        said = Content.styled(why, "$warning")
+        return Content.assemble(said, _meanwhile(view, lobby)) if not view.my_turn else said
     if not view.my_turn:
         meanwhile = _meanwhile(view, lobby)
         return Content.assemble("Waiting for ", current, away, f" ({turn_part(view)}).", meanwhile)
@@ -198,6 +205,34 @@ def prompt(
                 f" fits {len(fits)} meld{'s' if len(fits) > 1 else ''}: l lays it off, d discards it.",
             )
     return Content(advice)
+
+
+TURN_KEYS = frozenset("stpmld")  # the keys of a turn's moves: each in its part of it (R4)
+
+# A moment of the game as far as a key of the turn goes: whose turn it is, and which
+# part of it for one's own (another's draw and meld are one wait).
+Moment = tuple[int, str]
+
+
+def moment(view: PlayerView) -> Moment:
+    part = view.phase if view.my_turn or view.phase not in ("draw", "meld") else "turn"
+    return (view.current, part)
+
+
+def not_now(view: PlayerView, seats: Seats, key: str) -> str | None:
+    """Why ``key``, a key of a turn's move, does nothing now (None: it is not one, or
+    applies now, or the player has no turn at all)."""
+    if key not in TURN_KEYS or view.seat is None or view.phase not in ("draw", "meld"):
+        return None
+    if not view.my_turn:
+        who = text.clean(seats.name(view.current), 24)
+        return f"It is {who}'s turn ({turn_part(view)}): wait for yours."
+    if view.phase == "draw" and key in "mld":
+        draw = "take (t) or pass (p)" if may_pass(view.stock_count) else "draw (s)"
+        return f"First {draw}: a turn is draw, meld, discard (R4)."
+    if view.phase == "meld" and key in "stp":
+        return "You have drawn this turn: now meld (m), lay off (l), or discard (d) to end it (R4)."
+    return None
 
 
 def _meanwhile(view: PlayerView, lobby: bool) -> str:

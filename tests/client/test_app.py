@@ -399,9 +399,9 @@ async def test_the_new_table_form_moves_row_to_row_with_the_arrows() -> None:
 
 async def test_sit_in_a_chosen_chair_or_watch() -> None:
     """Only free chairs are offered, each under its own number (4 is chair 4, not the
-    second free one); one taken while the question was open is not sat in, and the
-    question comes again with the chairs still free (seen in tmux: three friends
-    sitting at once got "That chair was taken meanwhile" and had to start over)."""
+    second free one); one taken while the question was open leaves it (seen in tmux:
+    three friends sitting at once got "That chair was taken meanwhile" and had to
+    start over)."""
     app, sent = offline_app()
     async with app.run_test() as pilot:
         say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, "Cy", None), creator=0)]))
@@ -412,12 +412,11 @@ async def test_sit_in_a_chosen_chair_or_watch() -> None:
         assert "2. Chair 2" in screen_text(app) and "4. Chair 4" in screen_text(app)
         say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Cy", None), creator=0)))
         await pilot.pause()
-        await pilot.press("1", "3")  # no such chairs free: still asking
+        chooser = app.screen
+        assert isinstance(chooser, ChooseScreen) and [label for label, _ in chooser.options] == ["Chair 4"]
+        assert "Chair 2" not in screen_text(app) and "4. Chair 4" in screen_text(app)
+        await pilot.press("1", "2", "3")  # no such chairs free: still asking
         assert isinstance(app.screen, ChooseScreen)
-        await pilot.press("2")  # chair 2: Eve took it meanwhile
-        await eventually(lambda: "Chair 2 was taken meanwhile" in screen_text(app), pause=pilot.pause)
-        again = app.screen
-        assert isinstance(again, ChooseScreen) and [label for label, _ in again.options] == ["Chair 4"]
         assert not any(isinstance(m, Sit) for m in sent.sent)
         await pilot.press("escape")  # not now after all
         await pilot.pause()
@@ -430,6 +429,53 @@ async def test_sit_in_a_chosen_chair_or_watch() -> None:
         assert sent.last() == Sit(id=1, table_id=4, chair=3)
         await pilot.press("w")
         assert isinstance(sent.last(), Watch) and sent.last().table_id == 4
+
+
+async def test_the_chair_question_follows_the_lobby() -> None:
+    """Friends sit down while "Sit in which chair?" is open: each chair taken leaves
+    the question, the others keeping their numbers and the highlight staying on its
+    chair; the last one taken closes it with the table's news. The list stayed as it
+    was opened, and a pick of a taken chair said so and asked again."""
+    app, sent = offline_app()
+    async with app.run_test(notifications=True) as pilot:
+        say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, None, None), creator=0)]))
+        await pilot.pause()
+        await pilot.press("s", "down")  # on chair 3
+        chooser = app.screen
+        assert isinstance(chooser, ChooseScreen)
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", None, None), creator=0)))
+        await eventually(lambda: "Chair 2" not in screen_text(app), pause=pilot.pause)
+        assert "3. Chair 3" in screen_text(app) and "4. Chair 4" in screen_text(app)
+        assert chooser.choices.highlighted == 0  # still chair 3, now the first
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", None, "Fay"), creator=0)))
+        await eventually(lambda: "Chair 4" not in screen_text(app), pause=pilot.pause)
+        assert app.screen is chooser and "3. Chair 3" in screen_text(app)
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Gus", "Fay"), creator=0)))
+        await eventually(lambda: "That table is full: w watches it." in toast_text(app), pause=pilot.pause)
+        assert not isinstance(app.screen, ChooseScreen) and not any(isinstance(m, Sit) for m in sent.sent)
+        # Enter picks the chair the highlight stayed on.
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", None, None, None), creator=0)))
+        await pilot.pause()
+        await pilot.press("s", "down")  # on chair 3
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", None, None), creator=0)))
+        await eventually(lambda: "Chair 2" not in screen_text(app), pause=pilot.pause)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert sent.last() == Sit(id=1, table_id=4, chair=2)
+
+
+async def test_the_chair_question_closes_when_the_table_starts() -> None:
+    """A table whose game began while the question was open: it closes and says so."""
+    app, sent = offline_app()
+    async with app.run_test(notifications=True) as pilot:
+        say(app, Lobby(tables=[table_info(4, "Open", ("Bob", None, None, None), creator=0)]))
+        await pilot.pause()
+        await pilot.press("s")
+        assert isinstance(app.screen, ChooseScreen)
+        playing = table_info(4, "Open", ("Bob", "Eve", "Gus", "Fay"), status="playing", creator=0)
+        say(app, LobbyTable(table=playing))
+        await eventually(lambda: "That table is playing: w watches it." in toast_text(app), pause=pilot.pause)
+        assert not isinstance(app.screen, ChooseScreen) and not any(isinstance(m, Sit) for m in sent.sent)
 
 
 async def test_the_creator_seats_bots_and_starts() -> None:
@@ -481,7 +527,7 @@ async def test_ones_own_table_says_who_is_away_as_the_list_does() -> None:
     """A player who dropped from one's waiting table showed as "2: Ann" there, as if
     present, while the list above said "Ann (away)"."""
     app, _ = offline_app()
-    async with app.run_test() as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:  # (room in the list to name her)
         say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
         mine = table_info(7, "Mine", ("Bob", "Ann", None, None))
         mine.chairs[1].present = False
@@ -491,6 +537,33 @@ async def test_ones_own_table_says_who_is_away_as_the_list_does() -> None:
         assert "Bob, Ann (away), 2 free" in " ".join(lobby_rows(app))
         assert " 2: Ann (away)" in screen_text(app)
         assert " 1: Bob (you)" in screen_text(app)
+
+
+@pytest.mark.parametrize(
+    ("size", "cells"),
+    [
+        ((80, 24), ["2 away, 2 free", "Bob, 1 away, 2 free"]),
+        ((100, 32), ["2 away (Bob, Ana), 2 free", "Bob, Ana (away), 2 free"]),
+        ((120, 40), ["Bob (away), Ana (away), 2 free", "Bob, Ana (away), 2 free"]),
+    ],
+)
+async def test_the_list_says_who_is_away_in_its_width(size: tuple[int, int], cells: list[str]) -> None:
+    """Seen in tmux at 80 columns: the Players cell cut the words of players away,
+    "Bob (away), Ana (a…". Where the names do not fit with "(away)" each, the away ones
+    are named after their count, then counted only, as bots are; the panel below the
+    list names every chair in full."""
+    both = table_info(3, "Friday", ("Bob", "Ana", None, None))
+    both.chairs[0].present = both.chairs[1].present = False
+    one = table_info(4, "Open", ("Bob", "Ana", None, None))
+    one.chairs[1].present = False
+    app, _ = offline_app()
+    async with app.run_test(size=size) as pilot:
+        say(app, Lobby(tables=[both, one]))
+        await pilot.pause()
+        assert [row.split(" | ")[3] for row in lobby_rows(app)] == cells
+        text = screen_text(app)
+        assert all(cell in text for cell in cells) and "…" not in text  # each whole
+        assert "1 Bob (away), 2 Ana (away)" in text  # the chosen table's chairs in full
 
 
 async def test_bots_show_their_level_in_the_lobby_and_at_the_table() -> None:

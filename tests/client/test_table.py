@@ -43,7 +43,7 @@ from rummy.engine import (
 )
 from rummy.engine.positions import c, cards, position
 from rummy.rulebook import rule_book
-from tests.client.conftest import screen_text
+from tests.client.conftest import screen_text, toast_text
 from tests.client.harness import LobbyHarness, TableHarness
 from tests.support import eventually
 
@@ -272,35 +272,68 @@ async def test_waiting_with_no_cards_offers_no_sorting() -> None:
         assert "Waiting for Bob (to draw)." in text and "sort" not in text
 
 
+def prompt_line(app: TableHarness) -> str:
+    """The line above the hand (what to do now), whole: at 80 columns it may wrap."""
+    return str(app.table.board.prompt.content)
+
+
 async def test_a_key_of_the_turn_out_of_its_time_says_what_applies() -> None:
     """R4: a turn is draw, meld, discard. Seen in tmux: m before the draw, s after it,
-    or any of them in another player's turn did nothing at all, with no word why."""
-    messages: list[str] = []
+    or any of them in another player's turn did nothing at all, with no word why. The
+    line above the hand says it, until the game moves on; no toast."""
     app = TableHarness(position(["7h 8h 9h 2c", *OTHERS], discard="Kd", current=0), bots=False)
-    async with app.run_test() as pilot:
-        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
+    async with app.run_test(notifications=True) as pilot:
         await pilot.press("m")
-        assert messages[-1] == "First draw (s): a turn is draw, meld, discard (R4)."
-        await pilot.press("s", "s")
-        assert messages[-1].startswith("You have drawn this turn: now meld (m), lay off (l), or discard (d)")
-        await pilot.press("d")
+        assert prompt_line(app) == "First draw (s): a turn is draw, meld, discard (R4)."
+        await pilot.press("s")
+        assert "First draw" not in prompt_line(app)  # the player drew: it is out of date
+        await pilot.press("s")
+        said = "You have drawn this turn: now meld (m), lay off (l), or discard (d)"
+        assert prompt_line(app).startswith(said)
+        await pilot.press("1")  # a card chosen: the line says what it can do instead
+        assert "You have drawn" not in prompt_line(app)
+        await pilot.press("1", "d")
         await pilot.pause()
         if len(app.sent) == 1:  # the card drawn is a Joker: d asks first, d again discards it
             await pilot.press("d")
             await pilot.pause()
         assert app.game.current == 1 and app.sent == [DrawStock(), Discard(app.sent[-1].card)]
         await pilot.press("d")
-        assert messages[-1] == "It is Bob's turn (to draw): wait for yours."
+        said = prompt_line(app)
+        assert said.startswith("It is Bob's turn (to draw): wait for yours.") and "sort (o)" in said
         assert len(app.sent) == 2  # nothing was played
-        told = len(messages)
-        await pilot.press("c")  # not a key of the turn: no word (the game against bots has no chat)
-        assert len(messages) == told
+        assert toast_text(app) == ""  # no toast
+        await pilot.press("escape", "c")  # not a key of the turn: no word (no chat against bots)
+        await pilot.pause()
+        assert toast_text(app) == ""
     app = LobbyHarness(position(["7h 8h 9h 2c", *OTHERS], discard="Kd", current=1), bots=False)
     async with app.run_test() as pilot:
-        app.table.notify = lambda message, **kw: messages.append(message)  # type: ignore[method-assign]
         await pilot.press("c", "s", "m", "d", "enter")  # typed in the chat: words, not keys
         await pilot.pause()
-        assert app.chat == ["smd"] and len(messages) == told
+        assert app.chat == ["smd"] and "wait for yours" not in prompt_line(app)
+
+
+async def test_out_of_turn_keys_say_to_wait_only_while_others_play() -> None:
+    """Seen in tmux: s, d, m pressed during the bots' turns each put up a toast for
+    4 s ("It is Dee's turn (to draw): wait for yours."); they stacked up, and still said
+    to wait after the player's own turn had come. The line above the hand says it once,
+    and only while that player's turn lasts."""
+    # Nothing the others hold melds: none of them goes out before the player's turn.
+    junk = ["2d 5s 9c Kh Qd", "3d 6s 10c Ah Jc", "4d 8s Jh Kc 6h"]
+    app = TableHarness(position(["7h 8h 9h 2c", *junk], discard="Kd", current=1), bots=False)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.press("s", "d", "m", "s", "t")
+        await pilot.pause()
+        assert screen_text(app).count("wait for yours") == 1 and toast_text(app) == ""
+        assert prompt_line(app).startswith("It is Bob's turn (to draw): wait for yours.")
+        app.bots = True
+        app.play_bots()  # Bob, Cyd and Dee play their turns: the player's comes
+        await pilot.pause()
+        assert app.game.current == 0 and app.game.phase == "draw"
+        assert "wait" not in screen_text(app).lower()
+        assert prompt_line(app).startswith("Your turn: s draws from the stock")
+        await pilot.press("s")  # and the key works now
+        assert app.sent == [DrawStock()]
 
 
 async def test_a_long_run_shows_whole_at_80x24() -> None:
@@ -638,8 +671,9 @@ async def test_hints_with_nothing_to_mark_say_what_is_left_to_do_until_it_change
 
 async def test_discarding_a_joker_asks_once_first() -> None:
     """R5.3: a Joker melds only with Jokers, and on the pile it is there for the next
-    players to take; d on it asks first (the line above the hand says so, and a short
-    toast), d again discards it. Any other card goes at once, with no question."""
+    players to take; d on it asks first (the line above the hand says so), d again
+    discards it. Any other card goes at once, with no question. Seen in tmux: a toast
+    asking it too still said "Press d again" once the Joker was gone."""
     app = TableHarness(meld_position("7h 2c JK Qs"), bots=False)
     async with app.run_test(size=(100, 32), notifications=True) as pilot:
         order = hand_of(app).order
@@ -649,6 +683,7 @@ async def test_discarding_a_joker_asks_once_first() -> None:
         assert "Discard the JK? d again discards it (Jokers" in screen_text(app)
         await pilot.press("d")
         await eventually(lambda: app.sent == [Discard(c("JK"))], pause=pilot.pause)
+        assert "Discard the JK" not in screen_text(app) and "again" not in toast_text(app)
     app = TableHarness(meld_position("7h 2c JK Qs"), bots=False)
     async with app.run_test(size=(100, 32)) as pilot:
         order = hand_of(app).order

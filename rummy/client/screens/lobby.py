@@ -98,26 +98,44 @@ def _name(name: str, ascii: bool, limit: int = NAME_LIMIT) -> str:
     return text.to_ascii(clean) if ascii else clean
 
 
-def chairs_text(info: TableInfo, ascii: bool = False) -> Text:
+def chairs_text(info: TableInfo, ascii: bool = False, width: int | None = None) -> Text:
     """Who is at the table, short, for the list: the people (the away ones dim), then how
-    many bots and free chairs: 'Bob, Cy, 1 bot, 1 free'. A Rich ``Text`` built piece by
+    many bots and free chairs: 'Bob, Cy, 1 bot, 1 free'. Within ``width``, the away
+    players are said shorter if need be: 'Cy, 2 away (Bob, Ana), 1 free', then counted as
+    the bots are, 'Cy, 2 away, 1 free' (at 80 columns 'Bob (away), Ana (a…' was cut; the
+    panel below the list names every chair in full). A Rich ``Text`` built piece by
     piece: the grid measures it, and a name in it is never read as markup."""
+    forms = [_chairs_text(info, ascii, away) for away in ("each", "grouped", "counted")]
+    if width is None:
+        return forms[0]
+    return next((form for form in forms if form.cell_len <= width), forms[-1])
+
+
+def _chairs_text(info: TableInfo, ascii: bool, away: str) -> Text:
+    """``chairs_text`` with the away players said ``away``: 'Bob (away)' each, or
+    together after their count, '2 away (Bob, Ana)', or counted only, '2 away'."""
     out = Text(no_wrap=True, overflow="ellipsis")
     people = [c for c in info.chairs if c.name is not None and not c.bot]
+    gone = [c for c in people if not c.present]
     bots = sum(1 for c in info.chairs if c.bot)
     free = sum(1 for c in info.chairs if c.name is None)
     names = chair_names(info)
-    for i, chair in enumerate(people):
-        if i:
+    for chair in people if away == "each" else [c for c in people if c.present]:
+        if len(out):
             out.append(", ")
         out.append(_name(names[chair.chair], ascii), "" if chair.present else "dim")
         if not chair.present:
             out.append(" (away)", "dim")
-    for count, what in ((bots, "bot"), (free, "free")):
+    counts = [(bots, "bot"), (free, "free")]
+    if away != "each":
+        counts.insert(0, (len(gone), "away"))
+    for count, what in counts:
         if count:
             if len(out):
                 out.append(", ")
             out.append(f"{count} {what}{'s' if count > 1 and what == 'bot' else ''}", "dim")
+            if what == "away" and away == "grouped":
+                out.append(f" ({', '.join(_name(names[c.chair], ascii) for c in gone)})", "dim")
     return out
 
 
@@ -194,6 +212,9 @@ class LobbyScreen(Screen[None]):
             placeholder="Say something to your table", id="lobby-chat-input", compact=True
         )
         self._widths: tuple[int, ...] = ()
+        # The open "Sit in which chair?": its table, the chair left out (taken in the same
+        # instant, ``choose_chair``) and the dialog, which follows the lobby's updates.
+        self._chair_question: tuple[int, int | None, ChooseScreen[int]] | None = None
         self.keybar = KeyBar()
 
     @property
@@ -274,7 +295,7 @@ class LobbyScreen(Screen[None]):
                     self.ascii,
                 ),
                 Text(status),
-                text.fit_cell(chairs_text(info, self.ascii), self._widths[3], self.ascii),
+                text.fit_cell(chairs_text(info, self.ascii, self._widths[3]), self._widths[3], self.ascii),
                 Text(options_short(info, self._widths[4]), "dim"),
                 key=str(table_id),
             )
@@ -282,6 +303,7 @@ class LobbyScreen(Screen[None]):
             grid.move_cursor(row=sorted(session.tables).index(selected))
         self.mine.update(self._mine_content())
         self.keybar.follow()
+        self._follow_chair_question()
 
     def show_mine(self) -> None:
         """One's own table changed (or one left it)."""
@@ -487,8 +509,17 @@ class LobbyScreen(Screen[None]):
             options = [(f"Chair {c + 1}" + (f" ({SEAT_NAMES[c]})" if seated else ""), c) for c in free]
             # Each chair keeps its own number: 4 is chair 4, whichever chairs are free.
             numbers = [c + 1 for c in free]
-            picked = await self.app.push_screen_wait(ChooseScreen[int](question, options, numbers=numbers))
+            chooser = ChooseScreen[int](question, options, numbers=numbers)
+            self._chair_question = (table_id, taken, chooser)
+            try:
+                picked = await self.app.push_screen_wait(chooser)
+            finally:  # (a question asked anew meanwhile is the new one's to clear)
+                if self._chair_question is not None and self._chair_question[2] is chooser:
+                    self._chair_question = None
             if picked is None:
+                if not chooser.options:  # every chair offered went meanwhile: the loop
+                    asked = True  # says why (and never sits the player unasked)
+                    continue
                 return
             latest = self.session.tables.get(table_id)
             if latest is not None and any(c.chair == picked and c.name is None for c in latest.chairs):
@@ -498,6 +529,20 @@ class LobbyScreen(Screen[None]):
             # together): ask again with the chairs still free, not leave it at a warning.
             question, asked = f"Chair {picked + 1} was taken meanwhile. Sit in which chair?", True
         self.post_message(SitRequested(table_id, chair))
+
+    def _follow_chair_question(self) -> None:
+        """The lobby moved on while "Sit in which chair?" is open: a chair taken meanwhile
+        leaves the question (the others keep their numbers), and a table gone, started or
+        full closes it (``choose_chair`` says which). Picking from a stale list said
+        "Chair 2 was taken meanwhile" and asked again, when friends sat down at once."""
+        if self._chair_question is None:
+            return
+        table_id, taken, chooser = self._chair_question
+        latest = self.session.tables.get(table_id)
+        free: list[int] = []
+        if latest is not None and latest.status == "waiting":
+            free = [c.chair for c in latest.chairs if c.name is None and c.chair != taken]
+        chooser.keep_only(free)
 
     def action_watch(self) -> None:
         table_id = self.selected_id

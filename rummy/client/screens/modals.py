@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import ClassVar, Generic, TypeVar
 
 from textual import on
@@ -97,6 +97,10 @@ class ChooseScreen(Dialog[T | None], Generic[T]):
     def on_mount(self) -> None:
         self.choices.highlighted = self.highlight
 
+    def on_screen_resume(self) -> None:
+        if not self.options:  # every option went while a screen was over this one
+            self.dismiss(None)
+
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         self.action_pick(event.option_index)
@@ -112,6 +116,25 @@ class ChooseScreen(Dialog[T | None], Generic[T]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def keep_only(self, values: Collection[T]) -> None:
+        """The options whose values are no longer to be had (a chair someone sat in while
+        the question was open) go; the rest keep their numbers and the highlight stays on
+        the option it was on. With none left, the question closes as if cancelled, its
+        ``options`` empty: the caller tells why."""
+        highlighted = self.choices.highlighted
+        kept = self.options[highlighted][1] if highlighted is not None and self.options else None
+        for index in reversed(range(len(self.options))):
+            if self.options[index][1] not in values:
+                del self.options[index], self.numbers[index]
+                self.choices.remove_option_at_index(index)
+        if not self.options:
+            if self.is_active:  # else when it is on top again (``on_screen_resume``)
+                self.dismiss(None)
+            return
+        values_left = [value for _, value in self.options]
+        if kept in values_left:
+            self.choices.highlighted = values_left.index(kept)
 
 
 class NoticeScreen(Dialog[None]):

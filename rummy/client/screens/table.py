@@ -51,7 +51,6 @@ from rummy.protocol import PlayedBy, TallyLine
 
 from .. import advice, text
 from ..commands import ScreenActions
-from ..describe import turn_part
 from ..messages import (
     HandOrdered,
     HintsChosen,
@@ -80,7 +79,6 @@ from .results import DealChoice, DealEndScreen, GameChoice, GameEndScreen
 if TYPE_CHECKING:
     from .help import Page
 
-TURN_KEYS = frozenset("stpmld")  # the keys of a turn's moves: each in its part of it (R4)
 
 HAND_KEYS: list[tuple[str, str]] = [
     ("1 … 9, 0", "select or unselect card 1 … 10 of your hand (from anywhere)"),
@@ -161,6 +159,11 @@ class TableScreen(Screen[None]):
         self._pile_usable_in: tuple[PlayerView, bool] | None = None
         # A Joker the player was asked about discarding, in this view: d again discards it.
         self._joker_asked: tuple[PlayerView, Card] | None = None
+        # A key of the turn pressed out of its time, and the moment of the game it was
+        # pressed in: the line above the hand says why it did nothing while that moment
+        # lasts. A toast for each press stacked up during the bots' turns, and still
+        # said to wait once the player's turn had come.
+        self._out_of_time: tuple[str, advice.Moment] | None = None
         self._shown_results = 0
         self._results_open = False
         self.board = TableBoard(self.look, id="board")
@@ -248,6 +251,8 @@ class TableScreen(Screen[None]):
         if began_new_game(view, old):  # what the toasts said was of the game before
             self.app.clear_notifications()  # ("Asked for another game...")
         self._ends_moved_on(view, old)
+        if self._out_of_time is not None and self._out_of_time[1] != advice.moment(view):
+            self._out_of_time = None  # the turn, or its part, has moved on
         if self.bell and old is not None and view.my_turn and view.phase == "draw" and not old.my_turn:
             self.app.bell()  # it has just become this player's turn
         self._draw()
@@ -391,12 +396,13 @@ class TableScreen(Screen[None]):
             self.app_has_lobby,
             again=not self.broken_up,
             hinting=self.show_hints,
+            pressed=self._out_of_time[0] if self._out_of_time is not None else None,
         )
         asked = self._joker_asked
         if asked is not None and asked[0] is self.view and self.hand.chosen == [asked[1]]:
             joker = card_text(asked[1], self.ascii)
             prompt = Content.assemble(
-                Content.styled(f"Discard the {joker}? d again discards it", "bold"),
+                Content.styled(f"Discard the {joker}? d again discards it", "bold $warning"),
                 " (Jokers meld only with Jokers, R5.3).",
             )
         timer = self.timer
@@ -412,6 +418,8 @@ class TableScreen(Screen[None]):
     @on(HandView.Changed)
     def _hand_changed(self) -> None:
         if self.view is not None:
+            if self.view.my_turn:  # the player chose cards: the line says what they can do
+                self._out_of_time = None
             self.board.prompt.update(self._prompt())
 
     @on(HandView.Reordered)
@@ -612,8 +620,9 @@ class TableScreen(Screen[None]):
         view = self.view
         if view is None or not is_joker(card) or self._joker_asked == (view, card):
             return False
+        # Asked on the line above the hand, which follows the game: a toast asking it
+        # too stayed up for its 3 s after the Joker had gone, "Press d again".
         self._joker_asked = (view, card)
-        self.notify(f"Discard the {card_text(card, self.ascii)}? Press d again.", title="A Joker", timeout=3)
         self.board.prompt.update(self._prompt())
         return True
 
@@ -656,25 +665,13 @@ class TableScreen(Screen[None]):
     def on_key(self, event: Key) -> None:
         """A key of the turn that does not apply now (m before the draw, s after it, any
         of them in another's turn) reached here unbound (``check_action``): it did
-        nothing, and a new player could not tell why. It says what applies now."""
-        why = self._not_now(event.key)
-        if why is not None:
-            event.stop()
-            self.notify(why, timeout=4)
-
-    def _not_now(self, key: str) -> str | None:
+        nothing, and a new player could not tell why. The line above the hand says what
+        applies now, until the game moves on (``update``)."""
         view = self.view
-        if key not in TURN_KEYS or view is None or view.seat is None or view.phase not in ("draw", "meld"):
-            return None
-        if not view.my_turn:
-            who = text.clean(self.seats.name(view.current), 24)
-            return f"It is {who}'s turn ({turn_part(view)}): wait for yours."
-        if view.phase == "draw" and key in "mld":
-            draw = "take (t) or pass (p)" if may_pass(view.stock_count) else "draw (s)"
-            return f"First {draw}: a turn is draw, meld, discard (R4)."
-        if view.phase == "meld" and key in "stp":
-            return "You have drawn this turn: now meld (m), lay off (l), or discard (d) to end it (R4)."
-        return None
+        if view is not None and advice.not_now(view, self.seats, event.key) is not None:
+            event.stop()
+            self._out_of_time = (event.key, advice.moment(view))
+            self.board.prompt.update(self._prompt())
 
     # --- everything else --------------------------------------------------------------------
 
