@@ -227,3 +227,28 @@ def test_expert_first_search_move_is_drawn_from_legal_moves_R6_1() -> None:
     assert not game.stock
     move = ExpertBot(random.Random(0), QUICK).choose(view_for(game, 0))
     assert move in game.legal_moves() and not isinstance(move, DrawStock)
+
+
+def test_expert_goes_out_where_the_richest_meld_first_would_not_R4_4_R7_4() -> None:
+    """R4.4: J♥ Q♥ K♥ K♣ K♦ K♠ go out as K-K-K and J-Q-K♥ (60 points and 25 for going
+    out, R7.3, and the deal ends with the opponents' cards in their hands). Four Kings
+    at once (80, R7.4) would leave J♥ Q♥ in the hand: the bot no longer lays them."""
+    game = position(["Jh Qh Kh Kc Kd Ks", "", "", ""], phase="meld")
+    plans = turn_plans(game)
+    assert (NewMeld(tuple(parse_cards("Kc Kd Ks"))), NewMeld(tuple(parse_cards("Jh Qh Kh")))) in plans
+    bot = ExpertBot(random.Random(0))
+
+    def expert(game: Game) -> Move:
+        return bot.choose(view_for(game, 0))
+
+    play_until(game, expert, lambda g: g.phase != "meld")
+    assert game.results[-1].went_out == 0
+
+
+def test_expert_goes_out_with_a_lay_off_where_four_at_once_would_not_R4_4_R5_4() -> None:
+    """R4.4, R5.4: 9-9-9, 7-8-9-10♥ and J♠ laid off on the table's Jacks go out (four 9s
+    at once would leave 7♥ 8♥ 10♥)."""
+    game = position(["7h 8h 9h 9c 9d 9s 10h Js", "", "", ""], melds=[("Jc Jd Jh", 1)], phase="meld")
+    bot = ExpertBot(random.Random(0))
+    play_until(game, lambda g: bot.choose(view_for(g, 0)), lambda g: g.phase != "meld")
+    assert game.results[-1].went_out == 0
