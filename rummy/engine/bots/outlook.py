@@ -191,11 +191,12 @@ class Outlook:
         if card >= FIRST_JOKER:
             return False
         s = SUIT[card]
-        for low in (r - 2, r - 1, r):
-            if 2 <= low and low + 2 <= 14:
-                if all(make_card(rr, s) in cards for rr in (low, low + 1, low + 2) if rr != r):
-                    return True
-        return False
+        return any(
+            low >= 2
+            and low + 2 <= 14
+            and all(make_card(rr, s) in cards for rr in (low, low + 1, low + 2) if rr != r)
+            for low in (r - 2, r - 1, r)
+        )
 
     def _unseen_pairs(self, card: Card) -> int:
         unseen = self.unseen
