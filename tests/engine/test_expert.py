@@ -232,7 +232,7 @@ def test_expert_first_search_move_is_drawn_from_legal_moves_R6_1() -> None:
 def test_expert_goes_out_where_the_richest_meld_first_would_not_R4_4_R7_4() -> None:
     """R4.4: J♥ Q♥ K♥ K♣ K♦ K♠ go out as K-K-K and J-Q-K♥ (60 points and 25 for going
     out, R7.3, and the deal ends with the opponents' cards in their hands). Four Kings
-    at once (80, R7.4) would leave J♥ Q♥ in the hand: the bot no longer lays them."""
+    at once (80, R7.4) would leave J♥ Q♥ in the hand: the bot goes out instead."""
     game = position(["Jh Qh Kh Kc Kd Ks", "", "", ""], phase="meld")
     plans = turn_plans(game)
     assert (NewMeld(tuple(parse_cards("Kc Kd Ks"))), NewMeld(tuple(parse_cards("Jh Qh Kh")))) in plans
