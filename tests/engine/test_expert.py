@@ -26,6 +26,7 @@ from rummy.engine import (
 from rummy.engine.bots import Budget, ExpertBot, make_bot
 from rummy.engine.bots.expert import Search, WorldSampler, turn_plans
 from rummy.engine.bots.memory import PileMemory
+from rummy.engine.bots.playout import play_rest_of_turn
 from rummy.engine.positions import position
 from rummy.sim import play_game
 from tests.support import by_bots, play_until
@@ -252,3 +253,15 @@ def test_expert_goes_out_with_a_lay_off_where_four_at_once_would_not_R4_4_R5_4()
     bot = ExpertBot(random.Random(0))
     play_until(game, lambda g: bot.choose(view_for(g, 0)), lambda g: g.phase != "meld")
     assert game.results[-1].went_out == 0
+
+
+@pytest.mark.parametrize(("west", "thrown"), [("5c", ("Kc", "Kh")), ("5c 7d 9h 10s Qd", ("4s",))])
+def test_playouts_shed_a_pair_of_kings_when_an_opponent_may_go_out_R4_4_R7_2(
+    west: str, thrown: tuple[str, ...]
+) -> None:
+    """R4.4, R7.2: the search's playouts (how it sees every seat's future turns) keep a
+    pair for a third and throw a loose card; but with West down to one card the deal may
+    end at West's next turn, and the Kings would cost 20 points: a King goes."""
+    game = position(["Kc Kh 3d 4s", west, "6c 6d 8h 8s 2c", "Ad 3h 9c 9d 5s"], phase="meld")
+    assert play_rest_of_turn(game, random.Random(0)) == 1
+    assert game.moves[-1] in [Discard(c) for c in parse_cards(" ".join(thrown))]
