@@ -285,9 +285,11 @@ def test_heuristic_does_not_dig_for_a_small_meld_under_high_cards_late_R4_1() ->
 
 def test_heuristic_sheds_its_highest_card_late_in_the_deal_R7_2() -> None:
     """R7.2: with the stock nearly gone and no card that melds, the bot discards
-    its Ace (15 points), which no opponent can use: two Aces are in the discard
-    pile and the Q♥ is on the table (no Q-K-A run)."""
-    game = _late_position("Ah 3c 5d 8s Kc", "Ac Ad 7c 4h", "7d 9s", "meld", FULL_SETS)
+    its Ace (15 points), which no opponent can use: the other three Aces end
+    Q-K-A runs on the table (R5.2: nothing goes above an Ace). (Two Aces in the
+    discard pile would make it a set for the next player, R4.1.)"""
+    melds = [m for m in FULL_SETS if not m.startswith("Q")] + ["Qc Kc Ac", "Qd Kd Ad", "Qs Ks As"]
+    game = _late_position("Ah 3c 5d 8s 9c", "7c 4h", "7d 9s", "meld", melds)
     assert _choose(game) == Discard(parse_cards("Ah")[0])
 
 
@@ -296,6 +298,18 @@ def test_heuristic_keeps_a_card_that_may_meld_early_in_the_deal() -> None:
     high card, not one of its pair of Kings."""
     game = position(["Kc Kd 3c 5d 9s 8h Ah 4s", "", "", ""], phase="meld")
     assert _choose(game) not in (Discard(parse_cards("Kc")[0]), Discard(parse_cards("Kd")[0]))
+
+
+def test_heuristic_does_not_discard_a_joker_that_makes_a_set_with_the_pile_R4_1_R5_3() -> None:
+    """R4.1, R5.3: two Jokers lie in the discard pile. A third discarded on top of them
+    is a set of Jokers (60 points) for the next player, whatever it holds: it takes the
+    deeper Joker and every card above it. The bot keeps its Joker (it discarded it, as
+    its costliest card that melds with nothing in its hand)."""
+    mine, pile = parse_cards("7c 8c Jd 2h 2s 7s 10s Jk"), parse_cards("5h As Jk2 Jk3 4s Jc")
+    rest = [c for c in PACK if c not in mine + pile]
+    game = position([mine, rest[:7], rest[7:14], rest[14:21]], discard=pile, phase="meld")
+    move = _choose(game)
+    assert isinstance(move, Discard) and move.card != parse_cards("Jk")[0]
 
 
 def test_heuristic_next_deal() -> None:

@@ -26,6 +26,7 @@ from rummy.engine import (
 from rummy.engine.bots import Budget, ExpertBot, make_bot
 from rummy.engine.bots.expert import Search, WorldSampler, turn_plans
 from rummy.engine.bots.memory import PileMemory
+from rummy.engine.bots.playout import play_rest_of_turn
 from rummy.engine.positions import position
 from rummy.sim import play_game
 from tests.support import by_bots, play_until
@@ -227,3 +228,40 @@ def test_expert_first_search_move_is_drawn_from_legal_moves_R6_1() -> None:
     assert not game.stock
     move = ExpertBot(random.Random(0), QUICK).choose(view_for(game, 0))
     assert move in game.legal_moves() and not isinstance(move, DrawStock)
+
+
+def test_expert_goes_out_where_the_richest_meld_first_would_not_R4_4_R7_4() -> None:
+    """R4.4: J♥ Q♥ K♥ K♣ K♦ K♠ go out as K-K-K and J-Q-K♥ (60 points and 25 for going
+    out, R7.3, and the deal ends with the opponents' cards in their hands). Four Kings
+    at once (80, R7.4) would leave J♥ Q♥ in the hand: the bot goes out instead."""
+    game = position(["Jh Qh Kh Kc Kd Ks", "", "", ""], phase="meld")
+    plans = turn_plans(game)
+    assert (NewMeld(tuple(parse_cards("Kc Kd Ks"))), NewMeld(tuple(parse_cards("Jh Qh Kh")))) in plans
+    bot = ExpertBot(random.Random(0))
+
+    def expert(game: Game) -> Move:
+        return bot.choose(view_for(game, 0))
+
+    play_until(game, expert, lambda g: g.phase != "meld")
+    assert game.results[-1].went_out == 0
+
+
+def test_expert_goes_out_with_a_lay_off_where_four_at_once_would_not_R4_4_R5_4() -> None:
+    """R4.4, R5.4: 9-9-9, 7-8-9-10♥ and J♠ laid off on the table's Jacks go out (four 9s
+    at once would leave 7♥ 8♥ 10♥)."""
+    game = position(["7h 8h 9h 9c 9d 9s 10h Js", "", "", ""], melds=[("Jc Jd Jh", 1)], phase="meld")
+    bot = ExpertBot(random.Random(0))
+    play_until(game, lambda g: bot.choose(view_for(g, 0)), lambda g: g.phase != "meld")
+    assert game.results[-1].went_out == 0
+
+
+@pytest.mark.parametrize(("west", "thrown"), [("5c", ("Kc", "Kh")), ("5c 7d 9h 10s Qd", ("4s",))])
+def test_playouts_shed_a_pair_of_kings_when_an_opponent_may_go_out_R4_4_R7_2(
+    west: str, thrown: tuple[str, ...]
+) -> None:
+    """R4.4, R7.2: the search's playouts (how it sees every seat's future turns) keep a
+    pair for a third and throw a loose card; but with West down to one card the deal may
+    end at West's next turn, and the Kings would cost 20 points: a King goes."""
+    game = position(["Kc Kh 3d 4s", west, "6c 6d 8h 8s 2c", "Ad 3h 9c 9d 5s"], phase="meld")
+    assert play_rest_of_turn(game, random.Random(0)) == 1
+    assert game.moves[-1] in [Discard(c) for c in parse_cards(" ".join(thrown))]

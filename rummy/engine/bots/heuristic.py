@@ -9,8 +9,9 @@
   same (R5.5). A plan that empties the hand goes out (R4.4).
 - Discard (R4.3): it keeps cards likely to meld, sheds high cards as the deal
   nears its end, and avoids cards the opponents can use: ones that extend a meld
-  on the table or meld with cards they took from the pile. A card its partner
-  collects is a better discard, when the next opponent cannot use it.
+  on the table, or meld with cards they took from the pile or with two cards of
+  the discard pile (the next player may take those together with the discard, R4.1).
+  A card its partner collects is a better discard, when the next opponent cannot use it.
 """
 
 from __future__ import annotations

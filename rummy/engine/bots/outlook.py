@@ -32,7 +32,10 @@ class Tuning:
     danger_layoff: float = 1.2  # times the points of a discard the table takes
     # Measured in duplicate matches: feeding an opponent's known cards costs far
     # more than its points (it lets them meld, lay off and go out sooner).
-    danger_known: float = 6.0  # ... that melds with two cards an opponent took
+    # Two cards of the discard pile count as two an opponent took: the next player may
+    # take them with the discard (R4.1). (Counting one pile card as one an opponent
+    # took wins more still, but then normal plays level with hard: not yet.)
+    danger_known: float = 6.0  # ... that melds with two cards an opponent took (or the pile holds)
     danger_half: float = 1.5  # ... that melds with one card an opponent took
     danger_unseen: float = 2.0  # ... times the chance an opponent holds two that meld with it
     partner_bonus: float = 0.5  # times the points of a discard the partner collects
@@ -48,7 +51,7 @@ class Outlook:
     """One turn's estimates: which cards are unseen, how likely an unseen card
     is to reach this seat, how soon the deal may end, who is known to hold what."""
 
-    __slots__ = ("opponent_known", "partner_known", "q", "risk", "table", "tuning", "unseen")
+    __slots__ = ("_free", "opponent_known", "partner_known", "pile", "q", "risk", "table", "tuning", "unseen")
 
     def __init__(
         self,
@@ -67,8 +70,11 @@ class Outlook:
         self.table = table
         self.opponent_known = opponent_known
         self.partner_known = partner_known
+        self.pile = frozenset(pile)
+        # Cards an opponent holds or may take with a discard (R4.1: all the pile is under it).
+        self._free = frozenset(opponent_known) | self.pile
         unseen = set(range(56))
-        unseen.difference_update(hand, pile, table_cards, opponent_known, partner_known)
+        unseen.difference_update(hand, self.pile, table_cards, opponent_known, partner_known)
         self.unseen = unseen
         # This seat draws about every fourth card of the stock; each unseen card is
         # as likely as any other to be among them.
@@ -145,29 +151,28 @@ class Outlook:
         return sum(self.card_values(hand))
 
     def danger(self, card: Card, opponent_hands: Sequence[int]) -> float:
-        """What discarding ``card`` may give the opponents: they lay it off on the
-        table, meld it with cards they are known to hold, or with unseen cards."""
+        """What discarding ``card`` may give the opponents. Two cards that meld with it
+        in an opponent's hand (known: taken from the pile) or in the discard pile
+        under it, which anyone may take with it (R4.1: the pile's Jk Jk under a
+        discarded Joker are a set for the next player, whatever its hand): a meld for
+        sure. Else a lay-off on the table; else one known card that melds with it, or
+        unseen cards that may."""
         pts = POINTS[card]
+        tuning = self.tuning
+        if self._melds_with(card, self._free):
+            return pts * tuning.danger_known
         if self.table.taker(card) is not None:
-            return pts * self.tuning.danger_layoff
+            return pts * tuning.danger_layoff
         r = RANK[card]
         known = self.opponent_known
-        same = [c for c in of_rank(r) if c != card]
-        k = sum(1 for c in same if c in known)
-        tuning = self.tuning
-        if k >= 2:
-            return pts * tuning.danger_known
+        k = sum(1 for c in of_rank(r) if c != card and c in known)
         danger = pts * tuning.danger_half if k == 1 else 0.0
         if card < FIRST_JOKER:
             s = SUIT[card]
             for low in (r - 2, r - 1, r):
                 if low < 2 or low + 2 > 14:
                     continue
-                others = [make_card(rr, s) for rr in (low, low + 1, low + 2) if rr != r]
-                kk = sum(1 for c in others if c in known)
-                if kk == 2:
-                    return pts * tuning.danger_known
-                if kk == 1:
+                if any(make_card(rr, s) in known for rr in (low, low + 1, low + 2) if rr != r):
                     danger = max(danger, pts * tuning.danger_half)
         # Unknown hands: the chance that an opponent holds two cards that meld with it.
         u = len(self.unseen) or 1
@@ -176,6 +181,22 @@ class Outlook:
             chance = sum((h / u) ** 2 for h in opponent_hands) * pairs
             danger += pts * min(1.0, chance) * tuning.danger_unseen
         return danger
+
+    @staticmethod
+    def _melds_with(card: Card, cards: set[Card] | frozenset[Card]) -> bool:
+        """Whether two of ``cards`` make a meld with ``card`` (R5.1-R5.3)."""
+        r = RANK[card]
+        if sum(1 for c in of_rank(r) if c != card and c in cards) >= 2:
+            return True
+        if card >= FIRST_JOKER:
+            return False
+        s = SUIT[card]
+        return any(
+            low >= 2
+            and low + 2 <= 14
+            and all(make_card(rr, s) in cards for rr in (low, low + 1, low + 2) if rr != r)
+            for low in (r - 2, r - 1, r)
+        )
 
     def _unseen_pairs(self, card: Card) -> int:
         unseen = self.unseen

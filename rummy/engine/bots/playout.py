@@ -6,7 +6,8 @@
   when it beats drawing from the stock (or passing).
 - Meld (R4.2, R5.4): every meld is laid down, the richest first, and every card that
   fits a meld on the table is laid off.
-- Discard (R4.3): the costliest card that connects with no other card of the hand.
+- Discard (R4.3): the costliest card that connects with no other card of the hand;
+  when another seat is down to two cards or fewer, the costliest card of all.
 
 It looks only at the seat's own hand and at what is public, and it asks the engine
 for just the pieces of the legal moves it needs (``target_uses``, ``new_melds``,
@@ -33,6 +34,10 @@ MOVE_CAP = 400
 TAKE_DEPTH = 6  # takes are tried this many cards deep into the pile
 DRAW_BONUS = 3.0  # what a card from the stock is worth on average, in points
 LOOSE_COST = 0.5  # share of a loose card's points that holding it costs
+# Another seat holding this many cards or fewer may go out soon: the playouts then
+# shed their costliest cards, pairs and all (hard held K-K or Jk-Jk to the deal's
+# end, 25 points a seat when the opponents went out, against normal's 6).
+SHORT_HAND = 2
 
 
 def play_deal_out(game: Game, rng: random.Random, cap: int = MOVE_CAP) -> None:
@@ -50,12 +55,16 @@ def play_deal_out(game: Game, rng: random.Random, cap: int = MOVE_CAP) -> None:
 
 def play_rest_of_turn(game: Game, rng: random.Random) -> int:
     """In the meld phase: meld, lay off, discard, greedily. Returns the moves made."""
-    hand = game.hands[game.current]
+    seat = game.current
+    hand = game.hands[seat]
     moves = 0
     while game.phase == "meld":
         move = meld_choice(hand, game.melds)
         if move is None:
-            game.apply(DISCARDS[discard_choice(hand, rng)])
+            # Someone may go out at their next turn (R4.4): a pair of Kings held for a
+            # third would then cost its points (R7.2), so the costliest card goes.
+            shed = min(len(game.hands[s]) for s in range(4) if s != seat) <= SHORT_HAND
+            game.apply(DISCARDS[discard_choice(hand, rng, shed)])
             return moves + 1
         game.apply(move)
         moves += 1
@@ -127,15 +136,16 @@ def meld_choice(hand: Sequence[Card], melds: Sequence[Meld]) -> Move | None:
     return None
 
 
-def discard_choice(hand: Sequence[Card], rng: random.Random) -> Card:
+def discard_choice(hand: Sequence[Card], rng: random.Random, shed: bool = False) -> Card:
     """The costliest card that connects with no other card of the hand (same rank, or
-    same suit within two ranks); if every card connects, the costliest of all."""
+    same suit within two ranks); if every card connects, the costliest of all. With
+    ``shed`` (the deal is about to end), the costliest card, connected or not."""
     best = hand[0]
     best_score = -1000.0
     held = set(hand)
     for card in hand:
         score = POINTS[card] + rng.random() * 0.5  # ties: any of them
-        if _connects(card, held):
+        if not shed and _connects(card, held):
             score -= 100.0
         if score > best_score:
             best, best_score = card, score
