@@ -178,6 +178,23 @@ def test_turn_plans_are_legal_sequences_R4_2_R4_3() -> None:
     assert held_kings
 
 
+@pytest.mark.parametrize("stock", [0, 1, 3])
+def test_expert_lays_three_jokers_when_no_draw_is_left_for_the_fourth_R6_1_R6_2_R7_2(stock: int) -> None:
+    """R6.1, R6.2, R7.2: with fewer cards in the stock than seats, this seat draws from
+    it no more, and a deal that ends on passes leaves what it holds in its hand. A hard
+    bot held JK JK JK back for the fourth Joker (160 laid at once, R7.4) to the end of
+    a deal and lost 60 for them, where laid they scored 60. With the stock that low it
+    lays them; with a draw still to come, holding them back is one of its plans."""
+    on_stock = " ".join(["2c", "3c", "4c", "5c", "6c"][:stock])
+    hands = ["Jk Jk2 Jk3 7s 9s 2d", "Jk4 5h 6h Qs Kd", "3h 8d 10c Jd", "4s 5s Qh Kh Ad"]
+    game = position(hands, stock=on_stock, rest_to="discard", phase="meld")
+    jokers = NewMeld(tuple(parse_cards("Jk Jk2 Jk3")))
+    assert all(plan[0] == jokers for plan in turn_plans(game))
+    assert ExpertBot(random.Random(1)).choose(view_for(game, 0)) == jokers
+    later = position(hands, stock="2c 3c 4c 5c", rest_to="discard", phase="meld")
+    assert any(jokers not in plan for plan in turn_plans(later))
+
+
 def test_worlds_agree_with_the_view_R9() -> None:
     """Each world a search plays shows its seat exactly the view it was drawn from
     (R9.1, R9.2); the cards the seat saw an opponent take stay in that hand."""

@@ -39,7 +39,7 @@ from ..cards import PACK, RANK, Card, of_rank
 from ..game import DEALS, Game
 from ..moves import DISCARDS, Discard, DrawStock, LayOff, Move, NewMeld, NextDeal, Pass
 from ..scoring import score_deal, totals
-from ..seats import team_of
+from ..seats import SEATS, team_of
 from ..views import PlayerView, world_from_view
 from .base import legal_or_raise
 from .memory import PileMemory
@@ -160,7 +160,13 @@ def turn_plans(game: Game) -> list[Action]:
     seen_now = set(game.discard_pile)
     for meld in game.melds:
         seen_now.update(meld.cards)
-    for move in full:
+    # Held back, a set waits for a draw that brings its fourth. With fewer cards in the
+    # stock than seats, this seat draws from it no more (the others draw first), and a
+    # deal that ends on passes leaves the three in its hand (R6.1, R6.2, R7.2): JK JK JK held
+    # so cost 60 where laid they scored 60, and the search, whose playouts meld them
+    # on the next turn, did not see it.
+    hoping = len(game.stock) >= len(SEATS)
+    for move in full if hoping else ():
         if isinstance(move, NewMeld) and len(move.cards) == 3 and RANK[move.cards[0]] == RANK[move.cards[1]]:
             r = RANK[move.cards[0]]
             fourth = [c for c in of_rank(r) if c not in move.cards]
