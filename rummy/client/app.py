@@ -180,7 +180,7 @@ class RummyApp(App[None]):
         # screen whose CSS is new to the app has Textual parse all of the app's CSS again
         # (each widget's too) and restyle every widget when it is pushed: some 50 ms
         # before the first table, and about 0.6 MiB more in each SSH player's client
-        # (README). So each screen's rules name their screen (styles/*.tcss).
+        # (docs/PERFORMANCE.md). So each screen's rules name their screen (styles/*.tcss).
         first = "replay" if replay is not None else "table" if local else "lobby"
         screens = [first, *(name for name in SCREEN_STYLES if name != first)]
         super().__init__(css_path=[self.CSS_PATH, *(f"styles/{name}.tcss" for name in screens)])
@@ -319,7 +319,7 @@ class RummyApp(App[None]):
         drawing makes is collected as it goes. Drawing makes garbage in cycles (each of
         Textual's rendered lines keeps itself in its own caches), and the high-water
         mark of the heap stays the client's for good: left to pile up until two seconds
-        after mounting, it kept 3 MiB more in each SSH player's client (README)."""
+        after mounting, it kept 3 MiB more in each SSH player's client (docs/PERFORMANCE.md)."""
         gc.freeze()
         gc.enable()
 
@@ -328,7 +328,7 @@ class RummyApp(App[None]):
         lobby's drawing left in the oldest generation (which the collector walks only
         now and then) is freed, so the table's first frames, the most a client draws at
         once, are drawn in that memory instead of growing the heap past it. 5-8 ms of
-        3-5,000 objects in an SSH player's client; 0.4-0.5 MiB less a client (README)."""
+        3-5,000 objects in an SSH player's client; 0.4-0.5 MiB less a client (docs/PERFORMANCE.md)."""
         gc.collect()
 
     async def _start_local(self) -> None:

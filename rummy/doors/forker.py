@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 # lobby and a game (the lobby screen, which the app imports lazily, with the widgets
 # it brings; what Textual imports as an app runs and lays out its first screen):
 # preloaded in the zygote too, or each child would import them for itself, a copy
-# of every module in each (1.6 MiB of a client in a game; README).
+# of every module in each (1.6 MiB of a client in a game; docs/PERFORMANCE.md).
 CLIENT_PRELOAD = (
     "rummy.client.cli",
     "rummy.client.app",

@@ -25,7 +25,7 @@ here, by the same walk, so that each child finds them done: a string's hash
 (computed the first time the string is hashed, and kept in it) and a class's
 version tag (given the first time an attribute is looked up through it, and kept
 in it, for CPython's attribute caches). Measured in a child in a game, 20
-players, Python 3.12, KSM off, 80x24: 0.3-0.4 MiB less PSS a client (README).
+players, Python 3.12, KSM off, 80x24: 0.3-0.4 MiB less PSS a client (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations

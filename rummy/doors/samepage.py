@@ -6,7 +6,7 @@ touches them (CPython writes the reference count of every object it uses).
 Many of those copies, and many pages of the clients' own, are byte for byte the
 same in every client: with ``merge_same_pages`` called in the parent, the kernel
 may keep one copy of each (measured: a client in a game 18.5 MiB PSS instead of
-28.7, 20 clients; README). The children inherit the setting across ``fork``.
+28.7, 20 clients; docs/PERFORMANCE.md). The children inherit the setting across ``fork``.
 
 It is only a request: it takes effect where the host runs KSM
 (``/sys/kernel/mm/ksm/run`` 1, Linux 6.4 or later), and costs nothing elsewhere.

@@ -12,7 +12,7 @@ The door starts it with ``-OO``: no docstrings in what it loads (and no asserts;
 the client's only narrow types). A module's docstrings lie between the code
 objects the children's interpreter writes to as it specialises them, spreading
 those over more pages, each copied into every child that writes to it (0.4-1.0
-MiB a client in a game; README). That bytecode (``.opt-2.pyc``) is not what an
+MiB a client in a game; docs/PERFORMANCE.md). That bytecode (``.opt-2.pyc``) is not what an
 installer writes, and compiling it here would leave the compiler's garbage in
 the pages the children share: a zygote that had to compile writes the files and
 runs itself again (``start_again``), with ``-OO`` where the files could be

@@ -61,7 +61,7 @@ BUSY = 0.02  # ...that is, when the last commit was less than this long ago
 # move those writes carried: it is said in the log, at most once a minute, so that a
 # host sees when the disk is what makes moves slow. On these virtual machines a
 # commit takes about 1 ms, and now and then the disk takes 100-600 ms to sync one:
-# at 2,000 tables those are a run's slowest moves (README, "What one machine holds").
+# at 2,000 tables those are a run's slowest moves (docs/PERFORMANCE.md).
 SLOW_COMMIT = 0.1
 SLOW_COMMIT_TOLD_EVERY = 60.0
 _move_decoder = msgspec.json.Decoder(MoveWire)

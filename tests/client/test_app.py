@@ -1304,7 +1304,7 @@ class Cycle:
 async def test_the_garbage_is_collected_as_the_table_comes_up_before_it_is_drawn() -> None:
     """What the lobby left for the collector's oldest generation, which it walks only
     now and then, is freed as the table comes up: the table's first frames are drawn
-    in that memory instead of growing the client's heap (the README's figures)."""
+    in that memory instead of growing the client's heap (docs/PERFORMANCE.md)."""
     app, _ = offline_app()
     game = Game(7, seating="chosen")
     events = advance_to(game, 0)
@@ -1333,7 +1333,7 @@ async def test_the_collector_is_on_again_as_the_app_mounts_and_the_start_stays_f
     """The client starts with the garbage collector paused (cli.pause_collector). As the
     app mounts it freezes what the start made and sets the collector going, before it
     draws: drawing makes garbage in cycles, and garbage left to pile up stayed in each
-    SSH player's client as the heap's high-water mark (the README's figures)."""
+    SSH player's client as the heap's high-water mark (docs/PERFORMANCE.md)."""
     app, _ = offline_app()
     frozen = gc.get_freeze_count()
     pause_collector()
