@@ -438,8 +438,8 @@ class RummyApp(App[None]):
                 self._chat(message)
             case Seated():
                 self._seated(message, request)
-            case Watching(table_id=table_id):
-                session.watch(table_id)
+            case Watching(table_id=table_id, spectator=spectator):
+                session.watch(table_id, spectator)
             case Ok():
                 self._ok(request, message.id)
             case Error():
@@ -576,7 +576,11 @@ class RummyApp(App[None]):
     def _watcher_labels(self) -> list[str]:
         """The names of my table's spectators, as the screens show them (told apart)."""
         labels = watcher_names(self.session.table, self.watchers)
-        shown = [labels[w.spectator] for w in sorted(self.watchers, key=lambda w: w.spectator)]
+        me = self.session.spectator if self.session.watching else None
+        shown = [
+            labels[w.spectator] + (" (you)" if w.spectator == me else "")
+            for w in sorted(self.watchers, key=lambda w: w.spectator)
+        ]
         return [text.to_ascii(label) for label in shown] if self.ascii else shown
 
     def _table_name(self, info: TableInfo) -> str:

@@ -105,7 +105,7 @@ async def test_two_spectators_of_one_name_in_the_list_of_watchers_and_in_the_cha
     names = ("Ana", "Bob", "Cy", "Di")
     playing = table_info(1, "Ana's table", names, "playing", creator=None, seats=(0, 1, 2, 3))
     watchers = [SpectatorInfo(spectator=n, name=name) for n, name in ((1, "Ana"), (2, "Eve"), (4, "Ana"))]
-    async with app.run_test(size=(100, 32)) as pilot:
+    async with app.run_test(size=(140, 40)) as pilot:  # the line of watchers whole
         say(app, Watching(id=1, table_id=1, spectator=2), Watch)
         say(app, Table(table=playing, watchers=watchers))
         say(app, game_update(1, Game(5, seating="chosen"), None))
@@ -120,7 +120,7 @@ async def test_two_spectators_of_one_name_in_the_list_of_watchers_and_in_the_cha
         say(app, ChatLine(table_id=1, by="player", chair=0, name="Ana", text="playing", time=0))
         await pilot.pause()
         text = screen_text(app)
-        assert "Watching: Ana (2), Eve, Ana (3)" in text
+        assert "Watching (3): Ana (2), Eve (you), Ana (3)" in text  # Eve is number 2
         assert " Ana (2) (watching): first" in text
         assert " Ana (3) (watching): second" in text
         assert " Ana: playing" in text
@@ -132,5 +132,6 @@ async def test_two_spectators_of_one_name_in_the_list_of_watchers_and_in_the_cha
         )
         await pilot.pause()
         text = screen_text(app)
-        assert "Watching: Ana (2), Eve" in text and "Ana (3)," not in text
+        watching = next(line for line in text.splitlines() if "Watching" in line)
+        assert "Watching (2): Ana (2), Eve (you)" in watching and "Ana (3)" not in watching
         assert " Ana (2) (watching): still" in text

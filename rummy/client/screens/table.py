@@ -360,7 +360,9 @@ class TableScreen(Screen[None]):
     def set_watchers(self, names: Sequence[str]) -> None:
         """Who watches the table now (each as the chat names them), in the order they came."""
         self.watchers = list(names)
-        words = Content.assemble(Content.styled("Watching: ", "dim"), text.plain(", ".join(names), limit=400))
+        # How many first: a long list is cut at the chat's width.
+        title = Content.styled(f"Watching ({len(names)}): ", "dim")
+        words = Content.assemble(title, text.plain(", ".join(names), limit=2000))
         self.watchers_line.update(words)
         self.watchers_line.set_class(bool(names), "-some")
 
