@@ -2,7 +2,7 @@
 
     python bench/attack.py [--tables 20] [--think 0.5] [--phase 15] [--gap 5]
                            [--lobby-tables 300] [--connections 64]
-                           [--attacks lobby,watch,chat,idle,malformed,hog,all]
+                           [--attacks lobby,watch,chat,fanout,idle,malformed,hog,all]
                            [--server-src DIR] [--keep] [--json]
 
 It starts a ``rummy-server`` with its default limits (only the database is a
@@ -22,6 +22,9 @@ the server cuts it off; then ``--gap`` seconds pass before the next:
 - ``lobby``: asks for the whole table list (``lobby_subscribe``) again and again;
 - ``watch``: watches an honest table and leaves it, again and again;
 - ``chat``: watches an honest table and says 2,000 combining marks to it;
+- ``fanout``: as ``chat``, but only as many connections at each honest table as the
+  server lets one address watch it from (``spectators_per_address``, 4): the chat's
+  fan-out as one address can load it (the connections past 4 a table sit it out);
 - ``idle``: says hello and nothing more; half leave a frame three bytes short;
 - ``malformed``: frames nested 5,000 deep, and ``type``s that are lists and maps;
 - ``hog``: opens a table, seats three bots, starts it and leaves it to them;
@@ -32,6 +35,16 @@ to reply (p50, p99, max), moves left unanswered, honest connections lost, the
 server's CPU and the log it wrote, and what the attacker got (connections,
 answers by kind, cut-offs); the same once ``--gap`` seconds after each attack
 (recovery). The goal: p99 under every attack within twice the baseline.
+
+Every attacker comes from one address, and the server takes at most 4 spectators of a
+table from one address (``spectator-quota``): with fewer than a quarter as many honest
+tables as connections, most ``watch`` and ``chat`` connections are refused at the
+watch. That refusal is their result, and is printed as such ("refused at watch by
+spectator-quota: N of M"); a ``chat`` connection refused there stops, as an attacker
+would (its chat would only be refused: it is at no table). The server is not run with
+a raised cap to let them in: the bench measures the server as it runs, and a cap
+raised for one address would measure a flood that server refuses. What the chat's
+fan-out costs within the quota is ``fanout``'s to measure.
 
 ``--server-src DIR`` runs the server from another source tree (for example an
 export of an older commit: ``git archive COMMIT | tar -x -C DIR``), to compare
@@ -78,10 +91,15 @@ from rummy.protocol import (
     encode,
     frame,
 )
+from rummy.server.options import ServerOptions
 
 ATTACKER = "127.0.0.1"
+# The spectators of one table the server takes from one address (its default: the
+# server runs with its default limits here): fanout keeps within it.
+QUOTA = ServerOptions().spectators_per_address
 RATE = 20.0  # requests a second per connection: the documented rate limit
-KINDS = ("lobby", "watch", "chat", "idle", "malformed", "hog")
+KINDS = ("lobby", "watch", "chat", "fanout", "idle", "malformed", "hog")
+WATCHING = ("watch", "chat", "fanout")  # the attacks that watch a table: their watches are told
 ZALGO = "Z" + "\u0301" * 1999  # the longest chat line allowed, all combining marks
 DEEP = frame(b"\x91" * 5000 + b"\xc0")
 
@@ -97,6 +115,7 @@ def address(pool: int, i: int) -> str:
 class _Answer(msgspec.Struct):
     type: str = "?"
     code: str | None = None
+    id: int | None = None
 
 
 _answer = msgspec.msgpack.Decoder(_Answer)
@@ -106,8 +125,11 @@ class Flood(asyncio.Protocol):
     """One attacking connection: sends what it is told, reads everything (a peer that
     does not read is simply dropped) and counts the small answers by type or code."""
 
-    def __init__(self, answers: Counter[str]) -> None:
+    def __init__(self, answers: Counter[str], watches: Counter[str]) -> None:
         self.answers = answers
+        self.watches = watches  # each watch's answer: "watching", or the error's code
+        self._watch_ids: set[int] = set()  # watches sent, not answered yet
+        self.watch_answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()  # the first
         self.transport: asyncio.Transport | None = None
         self.closed = asyncio.get_running_loop().create_future()
         self._buffer = bytearray()
@@ -134,11 +156,19 @@ class Flood(asyncio.Protocol):
                     m = _answer.decode(bytes(buf[pos + 4 : pos + 4 + size]))
                     if m.type in ("error", "seated", "watching"):
                         self.answers[m.code or m.type] += 1
+                    if m.id is not None and m.id in self._watch_ids:
+                        self._watch_ids.discard(m.id)
+                        self.watches[m.code or m.type] += 1
+                        if not self.watch_answer.done():
+                            self.watch_answer.set_result(m.code or m.type)
             pos += 4 + size
         del buf[:pos]
 
     def send(self, kind: type[Any], **fields: Any) -> None:
-        self.send_raw(encode(kind(id=next(self._ids), **fields)))
+        request_id = next(self._ids)
+        if kind is Watch:
+            self._watch_ids.add(request_id)
+        self.send_raw(encode(kind(id=request_id, **fields)))
 
     def send_raw(self, data: bytes) -> None:
         if self.transport is not None and not self.transport.is_closing():
@@ -156,6 +186,9 @@ class AttackStats:
     cut_off: int = 0  # connections the server closed
     sent: int = 0
     answers: Counter[str] = field(default_factory=Counter)
+    watches: Counter[str] = field(default_factory=Counter)  # the watches' answers
+    stopped: int = 0  # connections that stopped, refused at their watch
+    spare: int = 0  # fanout's connections past the quota at every table: not used
 
 
 async def _paced(flood: Flood, stop_at: float, requests: Any, stats: AttackStats) -> None:
@@ -172,15 +205,22 @@ async def _paced(flood: Flood, stop_at: float, requests: Any, stats: AttackStats
         await asyncio.sleep(1 / RATE)
 
 
+def _fanout_target(j: int, targets: list[int], quota: int) -> int | None:
+    """The table the ``j``-th fanout connection watches: ``quota`` connections a table,
+    each table in turn; None past that (the server would refuse it: spectator-quota)."""
+    return targets[j // quota] if j < quota * len(targets) else None
+
+
 def _script(kind: str, i: int, targets: list[int]) -> Any:
-    """What connection ``i`` of an attack sends, for ever (the caller stops it)."""
+    """What connection ``i`` of an attack sends, for ever (the caller stops it); chat
+    and fanout say what they send once their watch is answered (``_attack_one``)."""
     target = targets[i % len(targets)]
     if kind == "lobby":
         return itertools.repeat((LobbySubscribe, {"on": True}))
     if kind == "watch":
         return itertools.cycle([(Watch, {"table_id": target}), (Leave, {})])
-    if kind == "chat":
-        return itertools.chain([(Watch, {"table_id": target})], itertools.repeat((Chat, {"text": ZALGO})))
+    if kind in ("chat", "fanout"):
+        return itertools.repeat((Chat, {"text": ZALGO}))
     if kind == "malformed":
         unhashable = frame(msgspec.msgpack.encode({"type": [1, 2], "id": 3}))
         return itertools.cycle([DEEP, unhashable, frame(msgspec.msgpack.encode({"type": {"a": 1}}))])
@@ -197,11 +237,28 @@ def _script(kind: str, i: int, targets: list[int]) -> Any:
     raise ValueError(kind)
 
 
-async def _attack_one(kind: str, i: int, host: str, port: int, targets: list[int], stop_at: float,
-                      stats: AttackStats) -> None:  # fmt: skip
+async def _watched(flood: Flood, table_id: int, stop_at: float, stats: AttackStats) -> str | None:
+    """Watch ``table_id`` and wait for the answer (at most until the phase ends or the
+    connection does): ``watching``, the refusal's code, or None (no answer)."""
+    flood.send(Watch, table_id=table_id)
+    stats.sent += 1
+    left = max(0.0, stop_at - time.monotonic())
+    await asyncio.wait([flood.watch_answer, flood.closed], timeout=left, return_when="FIRST_COMPLETED")
+    return flood.watch_answer.result() if flood.watch_answer.done() else None
+
+
+async def _attack_one(kind: str, i: int, j: int, host: str, port: int, targets: list[int], stop_at: float,
+                      stats: AttackStats, quota: int) -> None:  # fmt: skip
+    """Connection ``i`` of the attacker (the ``j``-th of its ``kind``), for the phase."""
     loop = asyncio.get_running_loop()
+    target: int | None = targets[i % len(targets)]
+    if kind == "fanout":
+        target = _fanout_target(j, targets, quota)
+        if target is None:
+            stats.spare += 1
+            return
     while time.monotonic() < stop_at:
-        flood = Flood(stats.answers)
+        flood = Flood(stats.answers, stats.watches)
         try:
             await asyncio.wait_for(
                 loop.create_connection(lambda f=flood: f, host, port, local_addr=(ATTACKER, 0)), 5
@@ -217,6 +274,17 @@ async def _attack_one(kind: str, i: int, host: str, port: int, targets: list[int
                 flood.send_raw((100).to_bytes(4, "big") + b"\x81" + b"x" * 96)  # 3 bytes short
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(flood.closed), max(0.0, stop_at - time.monotonic()))
+        elif kind in ("chat", "fanout"):
+            assert target is not None
+            answer = await _watched(flood, target, stop_at, stats)
+            if answer is not None and answer != "watching":
+                # Refused (spectator-quota, most likely): the attack stops there, as the
+                # server means it to. Chatting on would only be refused (not-at-table).
+                if flood.transport is not None:
+                    flood.transport.close()
+                stats.stopped += 1
+                return
+            await _paced(flood, stop_at, _script(kind, i, targets), stats)
         else:
             await _paced(flood, stop_at, _script(kind, i, targets), stats)
         if flood.open:
@@ -228,12 +296,12 @@ async def _attack_one(kind: str, i: int, host: str, port: int, targets: list[int
 
 
 async def attacker(kind: str, host: str, port: int, targets: list[int], duration: float,
-                   connections: int) -> dict[str, Any]:  # fmt: skip
+                   connections: int, quota: int) -> dict[str, Any]:  # fmt: skip
     stop_at = time.monotonic() + duration
     kinds = KINDS if kind == "all" else (kind,)
     per_kind: dict[str, AttackStats] = {k: AttackStats() for k in kinds}
     tasks = [
-        _attack_one(k, i, host, port, targets, stop_at, per_kind[k])
+        _attack_one(k, i, i // len(kinds), host, port, targets, stop_at, per_kind[k], quota)
         for i in range(connections)
         for k in [kinds[i % len(kinds)]]
     ]
@@ -369,7 +437,7 @@ async def run_attacker(kind: str, port: int, targets: list[int], args: argparse.
     proc = await asyncio.create_subprocess_exec(
         sys.executable, __file__, "--role", "attacker", "--kind", kind, "--port", str(port),
         "--targets", ",".join(map(str, targets)), "--phase", str(args.phase),
-        "--connections", str(args.connections),
+        "--connections", str(args.connections), "--quota", str(args.quota),
         stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     out, _ = await asyncio.wait_for(proc.communicate(), args.phase + 60)
@@ -464,6 +532,27 @@ def _line(r: dict[str, Any]) -> str:
             f"\n{'':>16}{kind}: {a['connections']} connections ({a['cut_off']} cut off,"
             f" {a['refused_connect']} not made), {a['sent']} sent; {answers or 'no answers'}"
         )
+        if kind in WATCHING:
+            text += "\n" + _watches_line(kind, a)
+    return text
+
+
+def _watches_line(kind: str, a: dict[str, Any]) -> str:
+    """What the attack's watches came to: refused by the spectator quota, the result
+    itself for a flood from one address, is said first and in so many words."""
+    watches = Counter(a.get("watches", {}))
+    asked, quota = watches.total(), watches["spectator-quota"]
+    others = ", ".join(
+        f"{k} {v}" for k, v in watches.most_common() if k not in ("watching", "spectator-quota")
+    )
+    text = (
+        f"{'':>18}refused at watch by spectator-quota: {quota} of {asked} watches answered"
+        f" ({watches['watching']} watching{', ' + others if others else ''})"
+    )
+    if a.get("stopped"):
+        text += f"; {a['stopped']} connections refused there stopped, the attack ending at the watch"
+    if a.get("spare"):
+        text += f"; {a['spare']} connections not used (4 a table from one address is the quota)"
     return text
 
 
@@ -489,6 +578,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, help=argparse.SUPPRESS)
     p.add_argument("--targets", help=argparse.SUPPRESS)
+    p.add_argument("--quota", type=int, default=QUOTA, help=argparse.SUPPRESS)
     return p
 
 
@@ -500,7 +590,7 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(10)
         targets = [int(t) for t in args.targets.split(",")]
         result = asyncio.run(
-            attacker(args.kind, "127.0.0.1", args.port, targets, args.phase, args.connections)
+            attacker(args.kind, "127.0.0.1", args.port, targets, args.phase, args.connections, args.quota)
         )
         print(json.dumps(result), flush=True)
         return 0

@@ -324,29 +324,43 @@ class Dawdler(GreedyBot):  # its first decision outlasts a turn timer, or the tu
 """
 
 
+async def slow_bot_game(
+    server: Server, tmp_path: Path, seconds: float, options: TableOptions | None = None
+) -> list[str]:
+    """Ann plays a game at a table of ``options`` against rummy-bot's Dawdler (in chair 1,
+    its first decision ``seconds`` long) and two server bots, to its end: what rummy-bot
+    printed, line by line, once it has left (exit 0). A process of its own: a bot that
+    sleeps on the test's loop would stop the server's timers too."""
+    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
+    (tmp_path / "slow_bots.py").write_text(dawdler(seconds), encoding="utf-8")
+    ann, table_id = await ann_at_a_table(server, options=options)
+    bot = await rummy_bot_process(server, table_id, "--bot", "slow_bots:Dawdler", "--seed", "1", cwd=tmp_path)
+    try:
+        await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
+        assert isinstance(await ann.request(Start), Ok)
+        await asyncio.wait_for(play(ann), TIMEOUT * 3)
+        out, err = await asyncio.wait_for(bot.communicate(), TIMEOUT)
+    finally:
+        await ann.close()
+        if bot.returncode is None:  # (the test failed first: no bot left playing on)
+            bot.kill()
+            await bot.wait()
+    assert bot.returncode == 0, err.decode()
+    return out.decode().splitlines()
+
+
 async def test_a_bot_slower_than_the_turn_timer_is_told_so(server: Server, tmp_path: Path) -> None:
     """The table's turn timer plays the turn of a bot that thinks too long; its move
     then comes too late (stale, or not-playing once the game is over). rummy-bot went
     on without a word, and its author saw a bot that lost without knowing it had not
-    played. (A process of its own: a bot that sleeps on the test's loop stops the
-    server's timer too.)"""
-    (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
-    (tmp_path / "slow_bots.py").write_text(dawdler(1.6), encoding="utf-8")
-    ann, table_id = await ann_at_a_table(server, options=TableOptions(turn_seconds=1))
-    bot = await rummy_bot_process(server, table_id, "--bot", "slow_bots:Dawdler", "--seed", "1", cwd=tmp_path)
-    await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
-    assert isinstance(await ann.request(Start), Ok)
-    await asyncio.wait_for(play(ann), TIMEOUT * 3)
-    out, err = await asyncio.wait_for(bot.communicate(), TIMEOUT)
-    said = out.decode().splitlines()
-    assert bot.returncode == 0, err.decode()
+    played."""
+    said = await slow_bot_game(server, tmp_path, 1.6, TableOptions(turn_seconds=1))
     assert said[1].startswith("the bot took 1.")  # (1.6 s and what choosing took)
     assert said[1].endswith(
         " s to choose, and this table's turn timer gives 1 s a turn:"
         " the server played that turn for it, and does so each time it is too slow"
     )
     assert said[2].startswith("game 1: the bot's team ")
-    await ann.close()
 
 
 async def test_a_bot_thinking_longer_than_the_turn_silence_is_not_taken_for_gone(tmp_path: Path) -> None:
@@ -354,25 +368,12 @@ async def test_a_bot_thinking_longer_than_the_turn_silence_is_not_taken_for_gone
     their move for gone. rummy-bot's bot thought on the loop, where no ping went out:
     a bot slower than that was cut off (silent-turn) and came back, turn after slow
     turn. Now it thinks in a thread of its own, and rummy-bot pings meanwhile at a
-    third of the silence, as rummy-client does. (A process of its own: a bot asked on
-    the loop would stop the test's server too.)"""
+    third of the silence, as rummy-client does."""
     server = await start_server(host="127.0.0.1", port=0, db_path=None, **{**FAST, "turn_silence": 1.5})
     try:
-        (tmp_path / "my_bots.py").write_text(GREEDY, encoding="utf-8")
-        (tmp_path / "slow_bots.py").write_text(dawdler(4.0), encoding="utf-8")
-        ann, table_id = await ann_at_a_table(server)
-        bot = await rummy_bot_process(
-            server, table_id, "--bot", "slow_bots:Dawdler", "--seed", "1", cwd=tmp_path
-        )
-        await ann.until(lambda c: c.table is not None and c.table.chairs[1].name is not None, TIMEOUT)
-        assert isinstance(await ann.request(Start), Ok)
-        await asyncio.wait_for(play(ann), TIMEOUT * 3)
-        out, err = await asyncio.wait_for(bot.communicate(), TIMEOUT)
-        said = out.decode().splitlines()
-        assert bot.returncode == 0, err.decode()
+        said = await slow_bot_game(server, tmp_path, 4.0)
         assert said[1].startswith("game 1: the bot's team "), said  # no "back in chair 2..." before
         assert server.stats[errors.SILENT_TURN] == 0
-        await ann.close()
     finally:
         await server.close()
 

@@ -54,6 +54,7 @@ from rummy.protocol import (
     RemoveBot,
     Seated,
     Sit,
+    SpectatorInfo,
     Start,
     Table,
     TableInfo,
@@ -95,7 +96,7 @@ from .messages import (
     WatchRequested,
 )
 from .model import SeatInfo, Seats, TurnTimer
-from .names import chair_names
+from .names import chair_names, watcher_names
 from .screens.modals import MIN_HEIGHT, MIN_WIDTH, ConfirmScreen, NoticeScreen, TooSmallScreen
 from .screens.table import TableScreen
 from .session import Session
@@ -226,6 +227,7 @@ class RummyApp(App[None]):
         self._saved_game_notes: list[str] = []  # for the log, once the table shows (see _table)
         self.chat: list[Content] = []
         self.tally: list[TallyLine] = []  # the running tally of my table's games
+        self.watchers: list[SpectatorInfo] = []  # who watches my table, in the order they came
         self.last_game: int | None = None  # the latest game finished at my table
         self.replay = replay
         self.replay_title = replay_title
@@ -436,8 +438,8 @@ class RummyApp(App[None]):
                 self._chat(message)
             case Seated():
                 self._seated(message, request)
-            case Watching(table_id=table_id):
-                session.watch(table_id)
+            case Watching(table_id=table_id, spectator=spectator):
+                session.watch(table_id, spectator)
             case Ok():
                 self._ok(request, message.id)
             case Error():
@@ -497,10 +499,12 @@ class RummyApp(App[None]):
             self._say_what_the_saved_game_keeps(info)  # back at the saved game
         self.session.arrive(info)
         self.tally, self.last_game = message.tally, message.last_game
+        self.watchers = message.watchers
         if self.lobby is not None:
             self.lobby.show_mine()
         if self.table_screen is not None:
             self.table_screen.table_name = self._table_name(info)
+            self.table_screen.set_watchers(self._watcher_labels())
             self.table_screen.tally, self.table_screen.last_game = message.tally, message.last_game
             view = self.table_screen.view
             if info.status == "waiting" and view is not None and view.phase == "game_over":
@@ -569,6 +573,16 @@ class RummyApp(App[None]):
         )
         return f"the name {had}", f"{now} {how}"
 
+    def _watcher_labels(self) -> list[str]:
+        """The names of my table's spectators, as the screens show them (told apart)."""
+        labels = watcher_names(self.session.table, self.watchers)
+        me = self.session.spectator if self.session.watching else None
+        shown = [
+            labels[w.spectator] + (" (you)" if w.spectator == me else "")
+            for w in sorted(self.watchers, key=lambda w: w.spectator)
+        ]
+        return [text.to_ascii(label) for label in shown] if self.ascii else shown
+
     def _table_name(self, info: TableInfo) -> str:
         name = text.clean(info.name, 40)
         return text.to_ascii(name) if self.ascii else name
@@ -612,6 +626,7 @@ class RummyApp(App[None]):
             self.table_screen.hand.sort_mode = "rank" if self.store.sort == "rank" else "suit"
             self.table_screen.set_hints(self.store.hints)  # as the player left them
             self.table_screen.tally, self.table_screen.last_game = self.tally, self.last_game
+            self.table_screen.set_watchers(self._watcher_labels())
             for line in self.chat:
                 self.table_screen.add_chat_line(line)
             self.table_screen.set_offline(bool(self.connection_status))
@@ -693,6 +708,14 @@ class RummyApp(App[None]):
             chair = next((c for c in table.chairs if c.chair == line.chair), None)
             if chair is not None and chair.name == line.name:
                 name = chair_names(table)[chair.chair]
+        elif line.by == "spectator" and line.spectator is not None and table is not None:
+            # The spectator by their number: two watchers of one name are "Ana" and
+            # "Ana (2)" here as in the list of watchers, and neither is the player "Ana".
+            # One not in the list (gone, or come since its last push) is named as if
+            # they were in it: numbers are given in turn, so they rank as they came.
+            watchers = [w for w in self.watchers if w.spectator != line.spectator]
+            watchers.append(SpectatorInfo(spectator=line.spectator, name=line.name))
+            name = watcher_names(table, watchers)[line.spectator]
         if self.ascii:
             name, said = text.to_ascii(name), text.to_ascii(said)
         if line.by == "server" or not name:
@@ -789,6 +812,7 @@ class RummyApp(App[None]):
         """Back in the lobby: no table, no chair, no table screen."""
         self.session.leave()
         self.tally, self.last_game = [], None
+        self.watchers = []
         self.chat.clear()
         if self.lobby is not None:
             self.lobby.clear_chat()

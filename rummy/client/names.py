@@ -1,4 +1,4 @@
-"""Players of the same name told apart, the same way on every screen.
+"""Players (and spectators) of the same name told apart, the same way on every screen.
 
 The server keeps each player's name as they typed it (their records and history are
 found by it), so two people may both be "Ana" at one table. Each screen shows the
@@ -6,13 +6,18 @@ first of them by chair as "Ana" and the next as "Ana (2)": the lobby's chairs, t
 table, the chat, the results and the replay (its chairs from the partner draw) all
 label a name with this one helper, so "Ana (2)" is the same person everywhere. It
 needs nothing but the names and chairs every client is sent (R9: nobody learns more).
+
+Spectators are told apart the same way, by the number the table gives each of them
+(``SpectatorInfo.spectator``, which says nothing else), after the players: the first
+"Ana" watching is "Ana" unless a player is, the next "Ana (2)", in the table's list of
+watchers and in the chat.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rummy.protocol import NAME_LIMIT, TableInfo, sanitize
+from rummy.protocol import NAME_LIMIT, SpectatorInfo, TableInfo, sanitize
 
 
 def distinct(names: Sequence[str | None]) -> list[str | None]:
@@ -46,3 +51,14 @@ def chair_names(info: TableInfo) -> dict[int, str]:
     taken = sorted((chair for chair in info.chairs if chair.name is not None), key=lambda c: c.chair)
     names = distinct([sanitize(chair.name or "", NAME_LIMIT) for chair in taken])
     return {chair.chair: name or "" for chair, name in zip(taken, names, strict=True)}
+
+
+def watcher_names(info: TableInfo | None, watchers: Sequence[SpectatorInfo]) -> dict[int, str]:
+    """The name each spectator of ``watchers`` is shown by, by their number: told apart
+    from each other in the order they came (their numbers), and from the players, whose
+    own names (as ``chair_names`` shows them) they never take: a spectator named like
+    a player is "Ana (2)", the player stays "Ana"."""
+    players = [] if info is None else list(chair_names(info).values())
+    ordered = sorted(watchers, key=lambda w: w.spectator)
+    shown = distinct([*players, *(sanitize(w.name, NAME_LIMIT) for w in ordered)])[len(players) :]
+    return {w.spectator: name or "" for w, name in zip(ordered, shown, strict=True)}

@@ -1,5 +1,5 @@
 """Where this client stands on the server, held in one place: the tables of the
-lobby, the table one sits at or watches, one's chair and seat.
+lobby, the table one sits at or watches, one's chair and seat (or spectator number).
 
 The app changes it as the server's messages come; the lobby and the table screen
 only read it.
@@ -20,6 +20,7 @@ class Session:
     chair: int | None = None  # one's chair there (None: watching, or no table)
     seat: int | None = None  # one's seat in the game there (None before it, or watching)
     watching: bool = False
+    spectator: int | None = None  # one's own number among its spectators (nil: not sent)
     moves_seen: int = 0  # the moves count of the last game push
     # A table whose game holds one's chair (away) since one left it for the lobby: its
     # seat token is kept, and sitting there again takes the chair back.
@@ -46,8 +47,9 @@ class Session:
     def sit(self, table_id: int, chair: int) -> None:
         self.table_id, self.chair, self.watching = table_id, chair, False
 
-    def watch(self, table_id: int) -> None:
+    def watch(self, table_id: int, spectator: int | None = None) -> None:
         self.table_id, self.chair, self.watching = table_id, None, True
+        self.spectator = spectator
 
     def arrive(self, info: TableInfo) -> None:
         """The state of one's table came."""
@@ -58,4 +60,5 @@ class Session:
         """No table any more."""
         self.table_id = self.table = self.chair = self.seat = None
         self.watching = False
+        self.spectator = None
         self.moves_seen = 0

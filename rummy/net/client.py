@@ -34,6 +34,7 @@ from ..protocol.messages import (
     MoveRequest,
     Ping,
     ServerMessage,
+    SpectatorInfo,
     Table,
     TableInfo,
     TallyLine,
@@ -64,6 +65,7 @@ class Client:
         self.errors: list[Error] = []  # errors without a request id (fatal ones too)
         self.table: TableInfo | None = None
         self.tally: list[TallyLine] = []  # the running tally of the table's games
+        self.watchers: list[SpectatorInfo] = []  # who watches the table, in the order they came
         self.game: GameUpdate | None = None
         self.view: PlayerView | None = None
         self.clock: Clock | None = None
@@ -173,8 +175,8 @@ class Client:
         match m:
             case Error():
                 self.errors.append(m)
-            case Table(table=t, tally=tally):
-                self.table, self.tally = t, tally
+            case Table(table=t, tally=tally, watchers=watchers):
+                self.table, self.tally, self.watchers = t, tally, watchers
             case GameUpdate():
                 self.game = m
                 self.view = view_from_wire(m.view)

@@ -32,6 +32,10 @@ RequestId = Annotated[int, Meta(ge=0, le=2**53)]
 TableId = Annotated[int, Meta(ge=1, le=2**53)]
 GameId = Annotated[int, Meta(ge=1, le=2**53)]
 Chair = Annotated[int, Meta(ge=0, le=3)]
+# A spectator of one table, as the people at it know them: a number the table gives each
+# watch as it begins (1, 2, ... in turn, never again at that table). It says nothing but
+# which watcher of this table is which: not their connection, address or any secret (R9).
+SpectatorId = Annotated[int, Meta(ge=1, le=2**53)]
 # Hard caps on what a request may carry; the server then sanitizes and trims
 # (``rummy.protocol.sanitize``) to the shorter display limits.
 Name = Annotated[str, Meta(max_length=200)]
@@ -69,6 +73,14 @@ class ChairInfo(msgspec.Struct, kw_only=True):
     ready: bool = False
     seat: Seat | None = None
     level: str | None = None
+
+
+class SpectatorInfo(msgspec.Struct, kw_only=True):
+    """One spectator of a table: their ``spectator`` number at it and their name (as
+    the server keeps it: two may have the same one, told apart by the number)."""
+
+    spectator: SpectatorId
+    name: str
 
 
 class TableInfo(msgspec.Struct, kw_only=True):
@@ -279,8 +291,13 @@ class Seated(_Push, tag="seated"):
 
 
 class Watching(_Push, tag="watching"):
+    """Answer to ``watch``. ``spectator``: the watcher's own number at the table (as
+    ``Table.watchers`` and their chat lines give it; nil from servers before it was
+    sent)."""
+
     id: RequestId
     table_id: TableId
+    spectator: SpectatorId | None = None
 
 
 class Pong(_Push, tag="pong"):
@@ -325,11 +342,15 @@ class Table(_Push, tag="table"):
     """The state of the table one sits at or watches, on joining and on every change.
     ``tally``: the running tally of the games finished at this table, one line per
     partnership, the latest game's two first; ``last_game``: the id of the latest
-    game finished here (to fetch its record), nil before the first."""
+    game finished here (to fetch its record), nil before the first. ``watchers``: who
+    watches the table, in the order they came (empty from servers before it was sent;
+    the lobby's ``TableInfo`` counts them only: their names are for those at the
+    table, as their chat is)."""
 
     table: TableInfo
     tally: list[TallyLine] = msgspec.field(default_factory=list)
     last_game: GameId | None = None
+    watchers: list[SpectatorInfo] = msgspec.field(default_factory=list)
 
 
 class PastMove(msgspec.Struct, kw_only=True):
@@ -376,8 +397,9 @@ class Clock(_Push, tag="clock"):
 
 
 class ChatLine(_Push, tag="chat_line"):
-    """Something said at the table: by the player in ``chair`` (``by`` ``player``), by a
-    spectator (``chair`` nil) or by the server itself (``name`` empty)."""
+    """Something said at the table: by the player in ``chair`` (``by`` ``player``), by the
+    spectator numbered ``spectator`` (``chair`` nil; ``spectator`` nil from servers
+    before it was sent) or by the server itself (``name`` empty)."""
 
     table_id: TableId
     by: Literal["player", "spectator", "server"]
@@ -385,6 +407,7 @@ class ChatLine(_Push, tag="chat_line"):
     name: str
     text: str
     time: ServerTime
+    spectator: SpectatorId | None = None
 
 
 class GameSummary(msgspec.Struct, kw_only=True):

@@ -70,6 +70,7 @@ from ..protocol.messages import (
     PlayedBy,
     RequestId,
     Seated,
+    SpectatorInfo,
     TableInfo,
     TableOptions,
     Watching,
@@ -111,6 +112,8 @@ class TableMaster:
         "_told_waited_out",
         "_turn",
         "_turn_since",
+        "_watch_numbers",
+        "_watches",
         "chairs",
         "clock",
         "closed",
@@ -141,6 +144,11 @@ class TableMaster:
         self.creator = creator
         self.chairs: list[Chair | None] = [None, None, None, None]
         self.spectators: dict[int, Visitor] = {}
+        # Each watch's number at this table (connection id -> number), given in turn from
+        # 1 and never again here: two watchers of one name are told apart by it, and it
+        # tells nothing of the connection (its id, address or token) behind it.
+        self._watch_numbers: dict[int, int] = {}
+        self._watches = 0  # numbers given so far
         self.status: Status = "waiting"
         self.game: Game | None = None
         self.game_id = 0
@@ -315,7 +323,15 @@ class TableMaster:
         """The table as everyone at it is told of it, a spectator arriving too: without
         the tally and the last game's id, one who came after a game's end was offered
         no "watch again"."""
-        return TableMessage(table=self.info(), tally=self.tally.lines(), last_game=self.last_finished)
+        return TableMessage(
+            table=self.info(),
+            tally=self.tally.lines(),
+            last_game=self.last_finished,
+            watchers=[
+                SpectatorInfo(spectator=self._watch_numbers[conn], name=visitor.name)
+                for conn, visitor in self.spectators.items()  # in the order they came
+            ],
+        )
 
     def _push_table_soon(self) -> None:
         """Tell everyone of a small change (who watches, who is ready), within
@@ -526,8 +542,10 @@ class TableMaster:
 
         def apply() -> None:
             self.spectators[visitor.id] = visitor
+            self._watches += 1
+            self._watch_numbers[visitor.id] = number = self._watches
             self._place(visitor.id, None)
-            self._send(visitor.id, encode(Watching(id=request_id, table_id=self.id)))
+            self._send(visitor.id, encode(Watching(id=request_id, table_id=self.id, spectator=number)))
             self._arrived(visitor)
 
         return self._now(apply)
@@ -557,6 +575,7 @@ class TableMaster:
         self.idle_since = self.context.now()  # the lobby's sweeper counts from the last to go
         if chair is None:
             del self.spectators[conn]
+            del self._watch_numbers[conn]
             self._push_table_soon()
             return
         c = self.chairs[chair]
@@ -661,6 +680,7 @@ class TableMaster:
             if c is not None:
                 c.session = None
         self.spectators.clear()
+        self._watch_numbers.clear()
         self._out.closed = True  # the lobby says so in its log
 
     # --- the creator's tools ------------------------------------------------------------
@@ -895,6 +915,7 @@ class TableMaster:
                     name=visitor.name,
                     text=text,
                     time=self.context.wall(),
+                    spectator=None if chair is not None else self._watch_numbers.get(visitor.id),
                 )
                 self._add_chat(line)
             self._send(visitor.id, encode(Ok(id=request_id)))

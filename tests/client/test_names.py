@@ -6,11 +6,21 @@ from __future__ import annotations
 import msgspec
 
 from rummy.client.app import RummyApp
-from rummy.client.names import distinct
+from rummy.client.names import distinct, watcher_names
 from rummy.client.screens.replay import ReplayScreen
 from rummy.client.screens.results import DealEndScreen
 from rummy.engine import Game
-from rummy.protocol import ChatLine, CreateTable, Lobby, Seated, Table, Welcome
+from rummy.protocol import (
+    ChatLine,
+    CreateTable,
+    Lobby,
+    Seated,
+    SpectatorInfo,
+    Table,
+    Watch,
+    Watching,
+    Welcome,
+)
 from rummy.protocol.record import opening
 from tests.client.conftest import screen_text
 from tests.client.fakes import game_update, offline_app, say, table_info
@@ -73,3 +83,55 @@ async def test_two_players_of_one_name_in_a_replay_and_its_results() -> None:
         await eventually(lambda: isinstance(app.screen, DealEndScreen), pause=pilot.pause)
         text = screen_text(app)
         assert "West  Ann (2) " in text and "East  Ann " in text
+
+
+def test_spectators_are_told_apart_by_their_numbers_and_never_take_a_players_name() -> None:
+    players = table_info(1, "t", ("Ana", "Bob", None, None))
+    watchers = [SpectatorInfo(spectator=7, name="Ana"), SpectatorInfo(spectator=3, name="Cy")]
+    watchers.append(SpectatorInfo(spectator=9, name="Ana"))
+    assert watcher_names(players, watchers) == {3: "Cy", 7: "Ana (2)", 9: "Ana (3)"}
+    alone = table_info(1, "t", ("Bob", None, None, None))
+    assert watcher_names(alone, watchers) == {3: "Cy", 7: "Ana", 9: "Ana (2)"}
+    # The players keep their own names whoever watches.
+    assert watcher_names(None, [SpectatorInfo(spectator=1, name="Ana (2)")]) == {1: "Ana (2)"}
+
+
+async def test_two_spectators_of_one_name_in_the_list_of_watchers_and_in_the_chat() -> None:
+    """Two people watching as "Ana" were one "Ana (watching)" in the chat, and the
+    player Ana's lines differed from theirs only by that word. Each spectator is named
+    by the number the table gave them: the first "Ana" watching is "Ana (2)" (the player
+    is "Ana"), the next "Ana (3)", in the line of who watches and in the chat."""
+    app, _ = offline_app(player_name="Eve")
+    names = ("Ana", "Bob", "Cy", "Di")
+    playing = table_info(1, "Ana's table", names, "playing", creator=None, seats=(0, 1, 2, 3))
+    watchers = [SpectatorInfo(spectator=n, name=name) for n, name in ((1, "Ana"), (2, "Eve"), (4, "Ana"))]
+    async with app.run_test(size=(140, 40)) as pilot:  # the line of watchers whole
+        say(app, Watching(id=1, table_id=1, spectator=2), Watch)
+        say(app, Table(table=playing, watchers=watchers))
+        say(app, game_update(1, Game(5, seating="chosen"), None))
+        say(
+            app,
+            ChatLine(table_id=1, by="spectator", chair=None, name="Ana", text="first", time=0, spectator=1),
+        )
+        say(
+            app,
+            ChatLine(table_id=1, by="spectator", chair=None, name="Ana", text="second", time=0, spectator=4),
+        )
+        say(app, ChatLine(table_id=1, by="player", chair=0, name="Ana", text="playing", time=0))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Watching (3): Ana (2), Eve (you), Ana (3)" in text  # Eve is number 2
+        assert " Ana (2) (watching): first" in text
+        assert " Ana (3) (watching): second" in text
+        assert " Ana: playing" in text
+        # The second Ana leaves: the first keeps her name, here and in the chat.
+        say(app, Table(table=playing, watchers=watchers[:2]))
+        say(
+            app,
+            ChatLine(table_id=1, by="spectator", chair=None, name="Ana", text="still", time=0, spectator=1),
+        )
+        await pilot.pause()
+        text = screen_text(app)
+        watching = next(line for line in text.splitlines() if "Watching" in line)
+        assert "Watching (2): Ana (2), Eve (you)" in watching and "Ana (3)" not in watching
+        assert " Ana (2) (watching): still" in text

@@ -21,9 +21,11 @@ from rummy.protocol import (
     MoveRequest,
     ProtocolError,
     Seated,
+    SpectatorInfo,
     Table,
     TableInfo,
     TableOptions,
+    Watching,
     client_decoder,
     encode,
     errors,
@@ -56,6 +58,11 @@ SERVER_MESSAGES = [
     Table(table=TABLE),
     Clock(table_id=9, kind="turn", seat=2, remaining=12.5, deadline=1.7e9, paused=False),
     ChatLine(table_id=9, by="server", chair=None, name="", text="Time is up", time=1.7e9),
+    Watching(id=3, table_id=9, spectator=2),
+    Table(
+        table=TABLE, watchers=[SpectatorInfo(spectator=1, name="Ana"), SpectatorInfo(spectator=2, name="Ana")]
+    ),
+    ChatLine(table_id=9, by="spectator", chair=None, name="Ana", text="hi", time=1.7e9, spectator=2),
 ]
 
 
@@ -155,6 +162,35 @@ def test_a_wrong_field_is_bad_field_with_the_request_id(payload: dict[str, objec
     assert len(out) == 1 and isinstance(out[0], ProtocolError)
     assert out[0].code == errors.BAD_FIELD and out[0].request_id == 5 and not out[0].fatal
     assert field in out[0].text
+
+
+def test_spectator_numbers_are_optional_for_servers_that_sent_none() -> None:
+    """A ``watching``, ``table`` or ``chat_line`` of a server before spectators had
+    numbers still reads: no number, nobody in the list."""
+    old = [
+        {"type": "watching", "id": 3, "table_id": 9},
+        {"type": "table", "table": msgspec.to_builtins(TABLE)},
+        {
+            "type": "chat_line",
+            "table_id": 9,
+            "by": "spectator",
+            "chair": None,
+            "name": "Ana",
+            "text": "hi",
+            "time": 1.0,
+        },
+    ]
+    watching, table, line = server_decoder().feed(b"".join(frame(msgpack.packb(m)) for m in old))
+    assert isinstance(watching, Watching) and watching.spectator is None
+    assert isinstance(table, Table) and table.watchers == []
+    assert isinstance(line, ChatLine) and line.spectator is None
+
+
+@pytest.mark.parametrize("number", [0, -1, "2", 2**60])
+def test_a_spectator_number_is_a_small_positive_integer(number: object) -> None:
+    bad = {"type": "watching", "id": 3, "table_id": 9, "spectator": number}
+    out = server_decoder().feed(frame(msgpack.packb(bad)))
+    assert isinstance(out[0], ProtocolError) and out[0].code == errors.BAD_FIELD
 
 
 def test_a_wrong_id_is_still_answered_without_one() -> None:

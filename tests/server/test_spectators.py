@@ -5,10 +5,25 @@ from __future__ import annotations
 
 import asyncio
 
-from rummy.net import Client
-from rummy.protocol import CHAT_LIMIT, Chat, Error, Leave, Ok, Table, Watch, Watching, errors
+import msgspec
 
-from .game_helpers import close_all, connect, connect_from, serve, table_of_four
+from rummy.net import Client
+from rummy.protocol import (
+    CHAT_LIMIT,
+    PROTOCOL_VERSION,
+    Chat,
+    Error,
+    Hello,
+    Leave,
+    Ok,
+    Table,
+    Watch,
+    Watching,
+    Welcome,
+    errors,
+)
+
+from .game_helpers import close_all, connect, connect_from, open_client, serve, table_of_four
 
 
 def table_pushes(clients: list[Client]) -> int:
@@ -152,5 +167,71 @@ async def test_spectators_chatting_never_silence_the_players() -> None:
         assert isinstance(await bob.request(Chat, text="thinking"), Ok)
         await bob.until(lambda c: any(m.by == "player" and m.text == "your move, Bob" for m in c.chat))
         await close_all([*players, *watchers])
+    finally:
+        await server.close()
+
+
+async def test_two_watchers_of_one_name_have_each_their_own_number_in_the_list_and_the_chat() -> None:
+    """Two people watching as "Ana" (and the player Ana) were one name in the chat, and
+    nothing told which of them spoke. Each watch gets the table's next number: the
+    ``table`` push lists both, in the order they came, and each one's chat lines carry
+    their own number, as a player's carry their chair."""
+    server = await serve()
+    try:
+        players, _, table_id = await table_of_four(server, names=("Ana",), bots=3)
+        first, second = await connect(server, "Ana"), await connect_from("127.0.0.2", server, "Ana")
+        answers = [await w.request(Watch, table_id=table_id) for w in (first, second)]
+        assert [a.spectator for a in answers if isinstance(a, Watching)] == [1, 2]
+        ana = players[0]
+        for c in (ana, first, second):  # the second is in the list by the next push
+            await c.until(lambda c: [(w.spectator, w.name) for w in c.watchers] == [(1, "Ana"), (2, "Ana")])
+        assert isinstance(await second.request(Chat, text="second here"), Ok)
+        assert isinstance(await first.request(Chat, text="first here"), Ok)
+        assert isinstance(await ana.request(Chat, text="the player"), Ok)
+        await first.until(lambda c: len(c.chat) == 3)
+        said = [(m.by, m.chair, m.spectator, m.text) for m in first.chat]
+        assert said == [
+            ("spectator", None, 2, "second here"),
+            ("spectator", None, 1, "first here"),
+            ("player", 0, None, "the player"),
+        ]
+        # One who leaves and watches again is a new watcher: a new number, the last in
+        # the list; the number that went is given to nobody else.
+        assert isinstance(await first.request(Leave), Ok)
+        await ana.until(lambda c: [w.spectator for w in c.watchers] == [2])
+        again = await first.request(Watch, table_id=table_id)
+        assert isinstance(again, Watching) and again.spectator == 3
+        await ana.until(lambda c: [w.spectator for w in c.watchers] == [2, 3])
+        await close_all([*players, first, second])
+    finally:
+        await server.close()
+
+
+async def test_R9_a_watcher_learns_nothing_of_another_watcher_but_their_name_and_number() -> None:
+    """The number is the table's own count of watches (1, 2, ...), not the connection's
+    id, and no frame to a watcher holds another watcher's address or anything besides
+    their name and number; nor any player's seat token (R9)."""
+    server = await serve()
+    try:
+        players, tokens, table_id = await table_of_four(server, names=("Ann",), bots=3)
+        idle = [await connect(server, f"Idle{i}") for i in range(3)]  # connection ids past 1, 2
+        other = await connect_from("127.0.0.9", server, "Ana")
+        watcher = await open_client(server, "127.0.0.5", keep_frames=True)
+        assert isinstance(await watcher.request(Hello, version=PROTOCOL_VERSION, name="Ana"), Welcome)
+        assert isinstance(await other.request(Watch, table_id=table_id), Watching)
+        assert isinstance(await watcher.request(Watch, table_id=table_id), Watching)
+        assert isinstance(await other.request(Chat, text="hello"), Ok)
+        await watcher.until(lambda c: len(c.chat) == 1 and len(c.watchers) == 2)
+        table = server.table(table_id)
+        assert table is not None
+        assert [w.spectator for w in watcher.watchers] == [1, 2]
+        assert [v.origin for v in table.spectators.values()] == ["127.0.0.9", "127.0.0.5"]
+        assert not {1, 2} & set(table.spectators)  # the numbers are not their connections' ids
+        for w in watcher.watchers:
+            assert msgspec.structs.asdict(w).keys() == {"spectator", "name"}
+        seen = b"".join(watcher.frames)
+        assert b"127.0.0.9" not in seen
+        assert all(token.encode() not in seen for token in tokens)
+        await close_all([*players, *idle, other, watcher])
     finally:
         await server.close()

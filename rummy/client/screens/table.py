@@ -31,7 +31,7 @@ from textual.events import Key, Resize
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from rummy.engine import (
     Card,
@@ -170,6 +170,10 @@ class TableScreen(Screen[None]):
         self.board.remembered = tuple(remembered)
         self.log_view = GameLog(id="log")
         self.chat = Feed("Chat: press c to say something.", id="chat")
+        # Who watches the table, told apart as in the chat ("Ana", "Ana (2)"); shown above
+        # the chat while anyone watches, from 32 rows (at 24 the chat has two rows only).
+        self.watchers_line = Static("", id="watchers", markup=False)
+        self.watchers: list[str] = []
         # Short enough to show whole in the narrowest chat column (80x24): the line above
         # says what c does, this one what enter and escape do once there.
         self.chat_input = Input(placeholder="enter sends, esc returns", id="chat-input", compact=True)
@@ -209,6 +213,7 @@ class TableScreen(Screen[None]):
         with Horizontal(id="bottom"):
             yield self.log_view
             with Vertical(id="chat-area"):
+                yield self.watchers_line
                 yield self.chat
                 yield self.chat_input
         yield self.keybar
@@ -351,6 +356,15 @@ class TableScreen(Screen[None]):
         elif not running and self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
+
+    def set_watchers(self, names: Sequence[str]) -> None:
+        """Who watches the table now (each as the chat names them), in the order they came."""
+        self.watchers = list(names)
+        # How many first: a long list is cut at the chat's width.
+        title = Content.styled(f"Watching ({len(names)}): ", "dim")
+        words = Content.assemble(title, text.plain(", ".join(names), limit=2000))
+        self.watchers_line.update(words)
+        self.watchers_line.set_class(bool(names), "-some")
 
     def add_chat_line(self, line: Content) -> None:
         self.chat.add(line)
