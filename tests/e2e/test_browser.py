@@ -167,3 +167,58 @@ async def test_a_phone_sized_window_gets_smaller_text_and_the_whole_game(web_ser
         await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
         assert await term.page.get_attribute("#terminal", "data-font-size") == "16"
         await context.close()
+
+
+async def test_the_text_is_refitted_when_the_window_is_resized(web_server: RunningServer) -> None:
+    """The page chose its font size once, when it made the terminal: a window made
+    smaller then showed "too small", one made larger kept the small text. Now a
+    window that settles at another size gets the text that fits it, on a new
+    terminal whose client takes the same seat, and the page does not say the game
+    has ended."""
+    async with chromium() as browser:
+        context = await browser.new_context(viewport={"width": 1000, "height": 640})
+        term = PageTerminal(await context.new_page())
+        await term.page.goto(web_server.url)
+        await term.page.fill("#name", "Ann")
+        await term.page.click("button[type=submit]")
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        assert await term.page.get_attribute("#terminal", "data-font-size") == "16"
+
+        async def font_size() -> int:
+            return int(await term.page.get_attribute("#terminal", "data-font-size") or 0)
+
+        # A phone held upright: 16 px text leaves 46x29 cells; smaller text fits 80x24.
+        await term.page.set_viewport_size({"width": 420, "height": 617})
+        await eventually(lambda: term.sockets == 2, timeout=20.0, interval=0.05)
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        small = await font_size()
+        assert 8 <= small < 16
+        assert term.screen.columns >= 80 and term.screen.lines >= 24
+        assert "too small" not in term.text()
+        assert await term.page.locator("#ended").is_hidden()
+        assert await term.page.locator("#terminal .xterm").count() == 1
+        await eventually(lambda: len(web_server.clients()) == 1, timeout=20.0, interval=0.05)
+
+        # Turned sideways, and then a larger window: larger text again, up to 16 px.
+        await term.page.set_viewport_size({"width": 617, "height": 420})
+        await eventually(lambda: term.sockets == 3, timeout=20.0, interval=0.05)
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        assert term.screen.columns >= 80 and term.screen.lines >= 24
+        await term.page.set_viewport_size({"width": 1000, "height": 640})
+        await eventually(lambda: term.sockets == 4, timeout=20.0, interval=0.05)
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        assert await font_size() == 16
+        assert await term.page.locator("#ended").is_hidden()
+
+        # A window resized without wanting another size keeps its terminal and client.
+        [client] = web_server.clients()
+        columns = term.screen.columns
+        await term.page.set_viewport_size({"width": 1100, "height": 700})
+        await eventually(lambda: term.screen.columns > columns, timeout=20.0, interval=0.05)
+        await term.page.wait_for_timeout(1000)
+        assert term.sockets == 4 and web_server.clients() == {client}
+
+        # Keys still reach the game on the terminal made last.
+        await term.press("n")
+        await term.wait_for(r"Create \(ctrl\+s\)")
+        await context.close()
