@@ -147,9 +147,9 @@ function refit() {
   const terminal = old.cloneNode(false);  // its id, class, and socket's address
   terminal.classList.remove("-connected");
   terminal.dataset.fontSize = px;
+  old.replaceWith(terminal);  // first: the old terminal says it lost the focus on its socket
   gameSocket.refitted = true;
   gameSocket.close();
-  old.replaceWith(terminal);
   startTerminal();  // makes a terminal in every .textual-terminal: now only the new one
 }
 </script>
