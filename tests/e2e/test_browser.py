@@ -222,3 +222,33 @@ async def test_the_text_is_refitted_when_the_window_is_resized(web_server: Runni
         await term.press("n")
         await term.wait_for(r"Create \(ctrl\+s\)")
         await context.close()
+
+
+async def test_on_a_touch_screen_the_keyboard_coming_up_does_not_refit_the_text(
+    web_server: RunningServer,
+) -> None:
+    """On a phone the on-screen keyboard makes the window shorter (in browsers that
+    resize the page for it): a refit then would take the focus, and the keyboard
+    with it, away from the terminal. A turned phone is refitted."""
+    async with chromium() as browser:
+        context = await browser.new_context(
+            viewport={"width": 700, "height": 1000}, is_mobile=True, has_touch=True
+        )
+        term = PageTerminal(await context.new_page())
+        await term.page.goto(web_server.url)
+        await term.page.fill("#name", "Ann")
+        await term.page.click("button[type=submit]")
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        size = await term.page.get_attribute("#terminal", "data-font-size")
+        assert size is not None and int(size) < 16  # 700 px across fit 80 columns of less
+        # The keyboard: 24 rows of that size do not fit, and smaller text would.
+        await term.page.set_viewport_size({"width": 700, "height": 360})
+        await eventually(lambda: term.screen.lines < 24, timeout=20.0, interval=0.05)
+        await term.page.wait_for_timeout(1500)
+        assert term.sockets == 1
+        assert await term.page.get_attribute("#terminal", "data-font-size") == size
+        await term.page.set_viewport_size({"width": 1000, "height": 700})  # turned
+        await eventually(lambda: term.sockets == 2, timeout=20.0, interval=0.05)
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        assert await term.page.get_attribute("#terminal", "data-font-size") != size
+        await context.close()

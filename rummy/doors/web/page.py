@@ -134,6 +134,10 @@ window.onload = async (event) => {
 // a terminal (data-font-size), so when the window has settled at a size that wants
 // another font size, the terminal is made anew at that size: its socket is closed and a
 // new one opened, which the server takes as a reload (the same seat, a new client).
+// On a touch screen a window that changes its height alone is the on-screen keyboard
+// coming or going: a new terminal would take the focus, and so the keyboard, away.
+const touch = window.matchMedia("(pointer: coarse)").matches;
+let fittedWidth = window.innerWidth;
 let refitTimer = 0;
 window.addEventListener("resize", () => {
   clearTimeout(refitTimer);
@@ -143,7 +147,8 @@ function refit() {
   const old = document.getElementById("terminal");
   const px = fittingFontSize(old);
   if (!startTerminal || !gameSocket || document.body.classList.contains("-closed")) return;
-  if (String(px) === old.dataset.fontSize) return;
+  if (String(px) === old.dataset.fontSize || (touch && window.innerWidth === fittedWidth)) return;
+  fittedWidth = window.innerWidth;
   const terminal = old.cloneNode(false);  // its id, class, and socket's address
   terminal.classList.remove("-connected");
   terminal.dataset.fontSize = px;
