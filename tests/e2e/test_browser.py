@@ -39,13 +39,15 @@ class RunningServer:
 
 
 @pytest.fixture
-def web_server(tmp_path: Path) -> Iterator[RunningServer]:
+def web_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[RunningServer]:
+    """The server; a test parametrized indirectly gives it more arguments."""
     log = (tmp_path / "server.log").open("w")
     process = subprocess.Popen(
         [
             str(SERVER),
             *("--host", "127.0.0.1", "--port", "0", "--web-port", "0"),
             *("--db", str(tmp_path / "server.db"), "--bot-delay", "0"),
+            *getattr(request, "param", ()),
         ],
         stdout=subprocess.PIPE,
         stderr=log,
@@ -178,6 +180,9 @@ async def test_the_text_is_refitted_when_the_window_is_resized(web_server: Runni
     async with chromium() as browser:
         context = await browser.new_context(viewport={"width": 1000, "height": 640})
         term = PageTerminal(await context.new_page())
+        errors: list[str] = []  # the page's own, and the browser's on its behalf
+        term.page.on("pageerror", lambda error: errors.append(str(error)))
+        term.page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         await term.page.goto(web_server.url)
         await term.page.fill("#name", "Ann")
         await term.page.click("button[type=submit]")
@@ -221,6 +226,7 @@ async def test_the_text_is_refitted_when_the_window_is_resized(web_server: Runni
         # Keys still reach the game on the terminal made last.
         await term.press("n")
         await term.wait_for(r"Create \(ctrl\+s\)")
+        assert not errors
         await context.close()
 
 
@@ -251,4 +257,24 @@ async def test_on_a_touch_screen_the_keyboard_coming_up_does_not_refit_the_text(
         await eventually(lambda: term.sockets == 2, timeout=20.0, interval=0.05)
         await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
         assert await term.page.get_attribute("#terminal", "data-font-size") != size
+        await context.close()
+
+
+@pytest.mark.parametrize("web_server", [("--web-max-sessions", "1")], indirect=True)
+async def test_a_refit_on_a_full_server_keeps_the_place(web_server: RunningServer) -> None:
+    """The new terminal of a refit takes its page's place on the server, as a reload
+    does: on a full server (here, of one) it is not refused for want of a place."""
+    async with chromium() as browser:
+        context = await browser.new_context(viewport={"width": 1000, "height": 640})
+        term = PageTerminal(await context.new_page())
+        await term.page.goto(web_server.url)
+        await term.page.fill("#name", "Ann")
+        await term.page.click("button[type=submit]")
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        for n, (width, height) in enumerate([(420, 617), (1000, 640), (617, 420), (1000, 640)], 2):
+            await term.page.set_viewport_size({"width": width, "height": height})
+            await eventually(lambda n=n: term.sockets == n, timeout=20.0, interval=0.05)
+            await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+            assert await term.page.locator("#ended").is_hidden()
+        await eventually(lambda: len(web_server.clients()) == 1, timeout=20.0, interval=0.05)
         await context.close()

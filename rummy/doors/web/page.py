@@ -68,7 +68,10 @@ window.WebSocket = class extends NativeWebSocket {
     super(url, protocols);
     gameSocket = this;
     this.addEventListener("message", () => {
-      if (document.activeElement === document.body) document.querySelector("#terminal textarea")?.focus();
+      // (Only from its own socket: the terminal says it has the focus on it at once.)
+      if (document.activeElement === document.body && this === gameSocket) {
+        document.querySelector("#terminal textarea")?.focus();
+      }
     });
     // Added before textual.js's own listener, so that a socket closed for a refit
     // (below) keeps it from showing "The game has ended".
@@ -132,8 +135,8 @@ window.onload = async (event) => {
 // columns and rows to it, but at the font size it was made with: a smaller window got
 // "too small", a larger one kept the small text. It takes a font size only when it makes
 // a terminal (data-font-size), so when the window has settled at a size that wants
-// another font size, the terminal is made anew at that size: its socket is closed and a
-// new one opened, which the server takes as a reload (the same seat, a new client).
+// another font size, the terminal is made anew at that size, with a new socket, which
+// the server takes as a reload: the same seat, a new client, and the old socket closed.
 // On a touch screen a window that changes its height alone is the on-screen keyboard
 // coming or going: a new terminal would take the focus, and so the keyboard, away.
 const touch = window.matchMedia("(pointer: coarse)").matches;
@@ -152,10 +155,14 @@ function refit() {
   const terminal = old.cloneNode(false);  // its id, class, and socket's address
   terminal.classList.remove("-connected");
   terminal.dataset.fontSize = px;
-  old.replaceWith(terminal);  // first: the old terminal says it lost the focus on its socket
-  gameSocket.refitted = true;
-  gameSocket.close();
-  startTerminal();  // makes a terminal in every .textual-terminal: now only the new one
+  const retired = gameSocket;
+  retired.refitted = true;
+  old.replaceWith(terminal);
+  // Makes a terminal in every .textual-terminal (now only the new one), and its socket.
+  // The old socket stays open until the server has the new one: the new one then takes
+  // the old one's place, as a reload does, rather than asking for a place of its own.
+  startTerminal();
+  gameSocket.addEventListener("close", () => retired.close());  // if the new one is refused
 }
 </script>
 </body>
