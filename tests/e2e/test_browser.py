@@ -256,7 +256,18 @@ async def test_on_a_touch_screen_the_keyboard_coming_up_does_not_refit_the_text(
         await term.page.set_viewport_size({"width": 1000, "height": 700})  # turned
         await eventually(lambda: term.sockets == 2, timeout=20.0, interval=0.05)
         await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
-        assert await term.page.get_attribute("#terminal", "data-font-size") != size
+        size = await term.page.get_attribute("#terminal", "data-font-size")
+        assert size == "16"
+        # Turned a little (the same text fits), and then the keyboard: no refit either.
+        columns = term.screen.columns
+        await term.page.set_viewport_size({"width": 1100, "height": 700})
+        await eventually(lambda: term.screen.columns > columns, timeout=20.0, interval=0.05)
+        await term.page.wait_for_timeout(1000)
+        await term.page.set_viewport_size({"width": 1100, "height": 300})
+        await eventually(lambda: term.screen.lines < 24, timeout=20.0, interval=0.05)
+        await term.page.wait_for_timeout(1500)
+        assert term.sockets == 2
+        assert await term.page.get_attribute("#terminal", "data-font-size") == size
         await context.close()
 
 

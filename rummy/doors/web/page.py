@@ -62,7 +62,7 @@ a { color: #9fd3ff; }
 // textual.js shows only that the connection closed; keep the reason the server gave.
 // And it leaves the keyboard elsewhere: give it to the terminal once the game is there.
 const NativeWebSocket = window.WebSocket;
-let gameSocket = null;  // the socket of the terminal on the page, for a refit to close
+let gameSocket = null;  // the socket of the terminal on the page (a refit retires it)
 window.WebSocket = class extends NativeWebSocket {
   constructor(url, protocols) {
     super(url, protocols);
@@ -140,7 +140,7 @@ window.onload = async (event) => {
 // On a touch screen a window that changes its height alone is the on-screen keyboard
 // coming or going: a new terminal would take the focus, and so the keyboard, away.
 const touch = window.matchMedia("(pointer: coarse)").matches;
-let fittedWidth = window.innerWidth;
+let lastWidth = window.innerWidth;  // the window's, when it last settled
 let refitTimer = 0;
 window.addEventListener("resize", () => {
   clearTimeout(refitTimer);
@@ -149,9 +149,10 @@ window.addEventListener("resize", () => {
 function refit() {
   const old = document.getElementById("terminal");
   const px = fittingFontSize(old);
+  const turned = window.innerWidth !== lastWidth;
+  lastWidth = window.innerWidth;
   if (!startTerminal || !gameSocket || document.body.classList.contains("-closed")) return;
-  if (String(px) === old.dataset.fontSize || (touch && window.innerWidth === fittedWidth)) return;
-  fittedWidth = window.innerWidth;
+  if (String(px) === old.dataset.fontSize || (touch && !turned)) return;
   const terminal = old.cloneNode(false);  // its id, class, and socket's address
   terminal.classList.remove("-connected");
   terminal.dataset.fontSize = px;
