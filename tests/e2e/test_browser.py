@@ -39,13 +39,15 @@ class RunningServer:
 
 
 @pytest.fixture
-def web_server(tmp_path: Path) -> Iterator[RunningServer]:
+def web_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[RunningServer]:
+    """The server; a test parametrized indirectly gives it more arguments."""
     log = (tmp_path / "server.log").open("w")
     process = subprocess.Popen(
         [
             str(SERVER),
             *("--host", "127.0.0.1", "--port", "0", "--web-port", "0"),
             *("--db", str(tmp_path / "server.db"), "--bot-delay", "0"),
+            *getattr(request, "param", ()),
         ],
         stdout=subprocess.PIPE,
         stderr=log,
@@ -166,4 +168,124 @@ async def test_a_phone_sized_window_gets_smaller_text_and_the_whole_game(web_ser
         await eventually(lambda: term.sockets == 2, timeout=20.0, interval=0.05)
         await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
         assert await term.page.get_attribute("#terminal", "data-font-size") == "16"
+        await context.close()
+
+
+async def test_the_text_is_refitted_when_the_window_is_resized(web_server: RunningServer) -> None:
+    """The page chose its font size once, when it made the terminal: a window made
+    smaller then showed "too small", one made larger kept the small text. Now a
+    window that settles at another size gets the text that fits it, on a new
+    terminal whose client takes the same seat, and the page does not say the game
+    has ended."""
+    async with chromium() as browser:
+        context = await browser.new_context(viewport={"width": 1000, "height": 640})
+        term = PageTerminal(await context.new_page())
+        errors: list[str] = []  # the page's own, and the browser's on its behalf
+        term.page.on("pageerror", lambda error: errors.append(str(error)))
+        term.page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        await term.page.goto(web_server.url)
+        await term.page.fill("#name", "Ann")
+        await term.page.click("button[type=submit]")
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        assert await term.page.get_attribute("#terminal", "data-font-size") == "16"
+
+        async def font_size() -> int:
+            return int(await term.page.get_attribute("#terminal", "data-font-size") or 0)
+
+        # A phone held upright: 16 px text leaves 46x29 cells; smaller text fits 80x24.
+        await term.page.set_viewport_size({"width": 420, "height": 617})
+        await eventually(lambda: term.sockets == 2, timeout=20.0, interval=0.05)
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        small = await font_size()
+        assert 8 <= small < 16
+        assert term.screen.columns >= 80 and term.screen.lines >= 24
+        assert "too small" not in term.text()
+        assert await term.page.locator("#ended").is_hidden()
+        assert await term.page.locator("#terminal .xterm").count() == 1
+        await eventually(lambda: len(web_server.clients()) == 1, timeout=20.0, interval=0.05)
+
+        # Turned sideways, and then a larger window: larger text again, up to 16 px.
+        await term.page.set_viewport_size({"width": 617, "height": 420})
+        await eventually(lambda: term.sockets == 3, timeout=20.0, interval=0.05)
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        assert term.screen.columns >= 80 and term.screen.lines >= 24
+        await term.page.set_viewport_size({"width": 1000, "height": 640})
+        await eventually(lambda: term.sockets == 4, timeout=20.0, interval=0.05)
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        assert await font_size() == 16
+        assert await term.page.locator("#ended").is_hidden()
+
+        # A window resized without wanting another size keeps its terminal and client.
+        [client] = web_server.clients()
+        columns = term.screen.columns
+        await term.page.set_viewport_size({"width": 1100, "height": 700})
+        await eventually(lambda: term.screen.columns > columns, timeout=20.0, interval=0.05)
+        await term.page.wait_for_timeout(1000)
+        assert term.sockets == 4 and web_server.clients() == {client}
+
+        # Keys still reach the game on the terminal made last.
+        await term.press("n")
+        await term.wait_for(r"Create \(ctrl\+s\)")
+        assert not errors
+        await context.close()
+
+
+async def test_on_a_touch_screen_the_keyboard_coming_up_does_not_refit_the_text(
+    web_server: RunningServer,
+) -> None:
+    """On a phone the on-screen keyboard makes the window shorter (in browsers that
+    resize the page for it): a refit then would take the focus, and the keyboard
+    with it, away from the terminal. A turned phone is refitted."""
+    async with chromium() as browser:
+        context = await browser.new_context(
+            viewport={"width": 700, "height": 1000}, is_mobile=True, has_touch=True
+        )
+        term = PageTerminal(await context.new_page())
+        await term.page.goto(web_server.url)
+        await term.page.fill("#name", "Ann")
+        await term.page.click("button[type=submit]")
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        size = await term.page.get_attribute("#terminal", "data-font-size")
+        assert size is not None and int(size) < 16  # 700 px across fit 80 columns of less
+        # The keyboard: 24 rows of that size do not fit, and smaller text would.
+        await term.page.set_viewport_size({"width": 700, "height": 360})
+        await eventually(lambda: term.screen.lines < 24, timeout=20.0, interval=0.05)
+        await term.page.wait_for_timeout(1500)
+        assert term.sockets == 1
+        assert await term.page.get_attribute("#terminal", "data-font-size") == size
+        await term.page.set_viewport_size({"width": 1000, "height": 700})  # turned
+        await eventually(lambda: term.sockets == 2, timeout=20.0, interval=0.05)
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        size = await term.page.get_attribute("#terminal", "data-font-size")
+        assert size == "16"
+        # Turned a little (the same text fits), and then the keyboard: no refit either.
+        columns = term.screen.columns
+        await term.page.set_viewport_size({"width": 1100, "height": 700})
+        await eventually(lambda: term.screen.columns > columns, timeout=20.0, interval=0.05)
+        await term.page.wait_for_timeout(1000)
+        await term.page.set_viewport_size({"width": 1100, "height": 300})
+        await eventually(lambda: term.screen.lines < 24, timeout=20.0, interval=0.05)
+        await term.page.wait_for_timeout(1500)
+        assert term.sockets == 2
+        assert await term.page.get_attribute("#terminal", "data-font-size") == size
+        await context.close()
+
+
+@pytest.mark.parametrize("web_server", [("--web-max-sessions", "1")], indirect=True)
+async def test_a_refit_on_a_full_server_keeps_the_place(web_server: RunningServer) -> None:
+    """The new terminal of a refit takes its page's place on the server, as a reload
+    does: on a full server (here, of one) it is not refused for want of a place."""
+    async with chromium() as browser:
+        context = await browser.new_context(viewport={"width": 1000, "height": 640})
+        term = PageTerminal(await context.new_page())
+        await term.page.goto(web_server.url)
+        await term.page.fill("#name", "Ann")
+        await term.page.click("button[type=submit]")
+        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        for n, (width, height) in enumerate([(420, 617), (1000, 640), (617, 420), (1000, 640)], 2):
+            await term.page.set_viewport_size({"width": width, "height": height})
+            await eventually(lambda n=n: term.sockets == n, timeout=20.0, interval=0.05)
+            await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+            assert await term.page.locator("#ended").is_hidden()
+        await eventually(lambda: len(web_server.clients()) == 1, timeout=20.0, interval=0.05)
         await context.close()

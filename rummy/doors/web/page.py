@@ -20,6 +20,9 @@ MIN_FONT_SIZE = 8
 # The least the client draws on (its MIN_WIDTH, MIN_HEIGHT; not imported, since that
 # would load Textual into the server).
 MIN_WIDTH, MIN_HEIGHT = 80, 24
+# How long the window must keep its new size before the text is refitted to it: a
+# window dragged bigger is resized many times a second, and each refit is a new client.
+REFIT_DELAY_MS = 500
 
 _STYLE = """
 @font-face { font-family: "Roboto Mono"; src: url("$font") format("truetype"); font-weight: 100 700; }
@@ -59,13 +62,21 @@ a { color: #9fd3ff; }
 // textual.js shows only that the connection closed; keep the reason the server gave.
 // And it leaves the keyboard elsewhere: give it to the terminal once the game is there.
 const NativeWebSocket = window.WebSocket;
+let gameSocket = null;  // the socket of the terminal on the page (a refit retires it)
 window.WebSocket = class extends NativeWebSocket {
   constructor(url, protocols) {
     super(url, protocols);
+    gameSocket = this;
     this.addEventListener("message", () => {
-      if (document.activeElement === document.body) document.querySelector("#terminal textarea")?.focus();
+      // (Only from its own socket: the terminal says it has the focus on it at once.)
+      if (document.activeElement === document.body && this === gameSocket) {
+        document.querySelector("#terminal textarea")?.focus();
+      }
     });
+    // Added before textual.js's own listener, so that a socket closed for a refit
+    // (below) keeps it from showing "The game has ended".
     this.addEventListener("close", (event) => {
+      if (this.refitted) return event.stopImmediatePropagation();
       if (event.reason) document.getElementById("reason").textContent = event.reason;
     });
   }
@@ -119,6 +130,41 @@ window.onload = async (event) => {
   terminal.dataset.fontSize = fittingFontSize(terminal);
   if (startTerminal) startTerminal(event);
 };
+
+// When the window is resized (or a tablet turned), textual.js fits the terminal's
+// columns and rows to it, but at the font size it was made with: a smaller window got
+// "too small", a larger one kept the small text. It takes a font size only when it makes
+// a terminal (data-font-size), so when the window has settled at a size that wants
+// another font size, the terminal is made anew at that size, with a new socket, which
+// the server takes as a reload: the same seat, a new client, and the old socket closed.
+// On a touch screen a window that changes its height alone is the on-screen keyboard
+// coming or going: a new terminal would take the focus, and so the keyboard, away.
+const touch = window.matchMedia("(pointer: coarse)").matches;
+let lastWidth = window.innerWidth;  // the window's, when it last settled
+let refitTimer = 0;
+window.addEventListener("resize", () => {
+  clearTimeout(refitTimer);
+  refitTimer = setTimeout(refit, $refit_delay);
+});
+function refit() {
+  const old = document.getElementById("terminal");
+  const px = fittingFontSize(old);
+  const turned = window.innerWidth !== lastWidth;
+  lastWidth = window.innerWidth;
+  if (!startTerminal || !gameSocket || document.body.classList.contains("-closed")) return;
+  if (String(px) === old.dataset.fontSize || (touch && !turned)) return;
+  const terminal = old.cloneNode(false);  // its id, class, and socket's address
+  terminal.classList.remove("-connected");
+  terminal.dataset.fontSize = px;
+  const retired = gameSocket;
+  retired.refitted = true;
+  old.replaceWith(terminal);
+  // Makes a terminal in every .textual-terminal (now only the new one), and its socket.
+  // The old socket stays open until the server has the new one: the new one then takes
+  // the old one's place, as a reload does, rather than asking for a place of its own.
+  startTerminal();
+  gameSocket.addEventListener("close", () => retired.close());  // if the new one is refused
+}
 </script>
 </body>
 </html>
@@ -202,6 +248,7 @@ def game_page(name: str, nonce: str, options: Sequence[str] = (), font_size: int
         min_font_size=MIN_FONT_SIZE,
         columns=MIN_WIDTH,
         rows=MIN_HEIGHT,
+        refit_delay=REFIT_DELAY_MS,
     )
 
 
