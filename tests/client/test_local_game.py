@@ -243,7 +243,7 @@ async def test_r3_1_the_game_against_bots_waits_at_a_deals_end_for_its_player() 
             await pilot.press(*(key * (2 if joker else 1)))
             await eventually(lambda old=view: table.view is not old, pause=pilot.pause)
         assert table.view is not None and table.view.phase == "deal_over"
-        said = "Deal 2 starts when you are ready (n)."
+        said = "Deal 2 starts when you are ready (n): the table waits for you."
         await eventually(lambda: said in screen_text(app), pause=pilot.pause)
         assert table.timer is None or table.timer.kind != "next_deal"  # no countdown told
         assert "The next deal starts in" not in str(table.board.prompt.content)  # nor shown

@@ -7,6 +7,7 @@ through the screen, and checks what the player sees and which move went out.
 from __future__ import annotations
 
 import re
+import time
 from itertools import pairwise
 
 import pytest
@@ -1201,7 +1202,7 @@ async def test_a_dialog_shows_its_own_keys_not_the_tables_and_fits_80x24() -> No
         lines = screen_text(app).splitlines()
         assert lines[-1].split() == ["n", "Next", "deal", "esc", "Close"]
         assert any("Ready for the next deal (n)" in line and "Close (esc)" in line for line in lines)
-        assert any("Deal 2 starts when everyone here is ready (n)" in line for line in lines)
+        assert any("Deal 2 starts when you are ready (n)" in line for line in lines)
         await pilot.press("c")  # the table's chat: not while the dialog is open
         assert isinstance(app.screen, DealEndScreen)
         await pilot.click(".dialog-keys", offset=(len(" n Next deal  e"), 0))  # "esc Close"
@@ -1218,31 +1219,54 @@ async def test_in_the_game_against_bots_the_deals_end_says_deal_2_waits_for_you(
         await go_out(pilot, app)
         assert isinstance(app.screen, DealEndScreen)
         shown = screen_text(app)
-        assert "Deal 2 starts when you are ready (n)." in shown and "by itself" not in shown
+        assert "Deal 2 starts when you are ready (n): the table waits" in shown and " in 1" not in shown
         await pilot.press("n")
         await eventually(lambda: app.game.deal == 2, pause=pilot.pause)
 
 
-async def test_the_deals_end_says_who_is_ready_so_far() -> None:
-    """The next deal starts when everyone here is ready: the deal's end says who is so far,
-    live, as the table tells it."""
+def with_people(seats: Seats) -> Seats:
+    """The harness's seats with people (not bots) in every chair, all here."""
+    from dataclasses import replace
+
+    return replace(seats, seats=tuple(None if i is None else replace(i, bot=False) for i in seats.seats))
+
+
+async def test_the_deals_end_counts_down_the_servers_pause_and_names_whom_it_waits_for() -> None:
+    """Played in tmux: a server's deal end said the next deal starts "by itself
+    shortly", with no time, while the table's own line (under the dialog) counted it
+    down. It now counts down the server's pause (its ``next_deal`` clock), second by
+    second, and names the people the table still waits for, live, as they say ready."""
     from dataclasses import replace
 
     app = LobbyHarness(going_out(), bots=False)
     async with app.run_test(size=(100, 40)) as pilot:
+        app.seats = with_people(app.seats)
+        app.show()
         await go_out(pilot, app)
-        assert isinstance(app.screen, DealEndScreen)
-        assert "Deal 2 starts when everyone here is ready (n), or by itself shortly." in screen_text(app)
+        dialog = app.screen
+        assert isinstance(dialog, DealEndScreen)
+        names = [app.seats.name(seat) for seat in range(4)]
+        # No clock from the server (yet): it waits for the people.
+        assert "Deal 2 starts when everyone here is ready (n). Waiting for you," in screen_text(app)
+        app.table.set_clock(TurnTimer("next_deal", None, 12.4, time.monotonic()))  # the server's pause
+        note = dialog.query_one("#deal-note", Static)
+        await eventually(lambda: "Deal 2 starts in 13 s," in str(note.content), pause=pilot.pause)
+        assert f"as soon as everyone here is ready (n). Waiting for you, {names[1]}, {names[2]} and {names[3]}." in (
+            str(note.content)
+        )
+        # It ticks by itself (no update from the server needed): 13, then 12.
+        await eventually(lambda: "Deal 2 starts in 12 s," in str(note.content), pause=pilot.pause, timeout=3)
         seats = app.table.seats
         ready = tuple(
             replace(info, ready=True) if info is not None and seat == 3 else info
             for seat, info in enumerate(seats.seats)
         )
         app.table.set_seats(replace(seats, seats=ready))  # the table says: East is ready
-        east = seats.name(3)
-        note = app.screen.query_one("#deal-note", Static)
-        await eventually(lambda: str(note.content).endswith(f"shortly; so far: {east}."), pause=pilot.pause)
-        assert "shortly;" in screen_text(app)  # shown, not only set
+        await eventually(lambda: str(note.content).endswith(f"Waiting for you, {names[1]} and {names[2]}."), pause=pilot.pause)
+        assert f"{names[2]}." in screen_text(app)  # shown, not only set
+        app.table.set_clock(None)  # the server stopped the clock (a pause of none)
+        await eventually(lambda: "starts when everyone here is ready (n)." in str(note.content), pause=pilot.pause)
+        assert not dialog.ticking
 
 
 async def test_a_spectators_deals_end_closes_when_the_next_deal_begins() -> None:
@@ -1256,11 +1280,21 @@ async def test_a_spectators_deals_end_closes_when_the_next_deal_begins() -> None
         app.pop_screen()
         app.seat = None  # the same table as a spectator sees it
         app.show()
-        watching = DealEndScreen(shown.results, shown.seats, can_start=False)
+        from dataclasses import replace
+
+        watching = DealEndScreen(
+            shown.results,
+            replace(shown.seats, me=None),
+            can_start=False,
+            timer=TurnTimer("next_deal", None, 9.5, time.monotonic()),
+        )
         app.push_screen(watching)
         await pilot.pause()
         # No n to press, and not "everyone here", which read as if the spectator were asked.
-        assert "Deal 2 starts when the players are ready, or by itself" in screen_text(app)
+        ann = shown.seats.name(0)
+        said = f"Deal 2 starts in 10 s, or as soon as the players are ready. Waiting for {ann}."
+        assert str(watching.query_one("#deal-note", Static).content) == said
+        assert "Waiting for" in screen_text(app)  # shown
         app.post_message(ReadyForNextDeal())  # the players went on
         await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
         assert app.game.deal == 2 and "Deal 2 of 2 begins." in log_text(app)

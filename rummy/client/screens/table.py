@@ -330,6 +330,9 @@ class TableScreen(Screen[None]):
         """A clock started or stopped; the screen ticks once a second only while one runs."""
         self.timer = timer
         self._schedule_ticks()
+        for screen in self.app.screen_stack:
+            if isinstance(screen, DealEndScreen) and screen.live:
+                screen.set_timer(timer)
         self._draw()
 
     def set_offline(self, offline: bool) -> None:
@@ -763,15 +766,15 @@ class TableScreen(Screen[None]):
         can_start = view.phase == "deal_over" and view.seat is not None
         # Opened again (r) once the next deal is under way: it says so.
         begun = view.phase != "deal_over"
-        # The game against bots (no lobby) has a server of its own that waits for its
-        # one player: no pause starts the next deal by itself.
+        # The pause before the next deal starts by itself, as the server counts it (the
+        # game against bots has none: its server waits for its one player).
         deal_end = DealEndScreen(
             view.results,
             self.seats,
             can_start,
             self.ascii,
             begun=begun,
-            by_itself=self.app_has_lobby,
+            timer=self.timer,
             order=self.hand.sort_mode,
         )
         self.app.push_screen(deal_end, callback=self._deal_end_closed)
