@@ -1251,8 +1251,9 @@ async def test_the_deals_end_counts_down_the_servers_pause_and_names_whom_it_wai
         app.table.set_clock(TurnTimer("next_deal", None, 12.4, time.monotonic()))  # the server's pause
         note = dialog.query_one("#deal-note", Static)
         await eventually(lambda: "Deal 2 starts in 13 s," in str(note.content), pause=pilot.pause)
-        assert f"as soon as everyone here is ready (n). Waiting for you, {names[1]}, {names[2]} and {names[3]}." in (
-            str(note.content)
+        assert (
+            f"as soon as everyone here is ready (n). Waiting for you, {names[1]}, {names[2]} and {names[3]}."
+            in (str(note.content))
         )
         # It ticks by itself (no update from the server needed): 13, then 12.
         await eventually(lambda: "Deal 2 starts in 12 s," in str(note.content), pause=pilot.pause, timeout=3)
@@ -1262,10 +1263,15 @@ async def test_the_deals_end_counts_down_the_servers_pause_and_names_whom_it_wai
             for seat, info in enumerate(seats.seats)
         )
         app.table.set_seats(replace(seats, seats=ready))  # the table says: East is ready
-        await eventually(lambda: str(note.content).endswith(f"Waiting for you, {names[1]} and {names[2]}."), pause=pilot.pause)
+        await eventually(
+            lambda: str(note.content).endswith(f"Waiting for you, {names[1]} and {names[2]}."),
+            pause=pilot.pause,
+        )
         assert f"{names[2]}." in screen_text(app)  # shown, not only set
         app.table.set_clock(None)  # the server stopped the clock (a pause of none)
-        await eventually(lambda: "starts when everyone here is ready (n)." in str(note.content), pause=pilot.pause)
+        await eventually(
+            lambda: "starts when everyone here is ready (n)." in str(note.content), pause=pilot.pause
+        )
         assert not dialog.ticking
 
 

@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Button, Static
 
 from rummy.engine import SEAT_NAMES, DealResult, points, team_of, team_seats
@@ -194,7 +195,7 @@ class DealEndScreen(Dialog[DealChoice]):
         self.ascii = ascii
         self.live = live
         self.timer = timer if timer is not None and timer.kind == "next_deal" else None
-        self._ticker: object | None = None
+        self._ticker: Timer | None = None
 
     def contents(self) -> ComposeResult:
         result = self.results[-1]
@@ -233,7 +234,7 @@ class DealEndScreen(Dialog[DealChoice]):
             return Content(sentence)
         return Content.assemble(sentence, " Waiting for ", text.plain(_and(waiting)), ".")
 
-    def set_timer(self, timer: TurnTimer | None) -> None:
+    def set_clock(self, timer: TurnTimer | None) -> None:
         """The server's clock changed while this was open (the pause began, or ended)."""
         self.timer = timer if timer is not None and timer.kind == "next_deal" else None
         self._schedule_ticks()
@@ -251,7 +252,7 @@ class DealEndScreen(Dialog[DealChoice]):
         if running and self._ticker is None:
             self._ticker = self.set_interval(1.0, self._note_again)
         elif not running and self._ticker is not None:
-            self._ticker.stop()  # type: ignore[attr-defined]
+            self._ticker.stop()
             self._ticker = None
 
     def _note_again(self) -> None:

@@ -77,7 +77,7 @@ from .modals import ChooseScreen, ConfirmScreen
 from .results import DealChoice, DealEndScreen, GameChoice, GameEndScreen
 
 if TYPE_CHECKING:
-    from .help import Page
+    from .help import HelpScreen, Page
 
 
 HAND_KEYS: list[tuple[str, str]] = [
@@ -332,7 +332,7 @@ class TableScreen(Screen[None]):
         self._schedule_ticks()
         for screen in self.app.screen_stack:
             if isinstance(screen, DealEndScreen) and screen.live:
-                screen.set_timer(timer)
+                screen.set_clock(timer)
         self._draw()
 
     def set_offline(self, offline: bool) -> None:
@@ -822,9 +822,13 @@ class TableScreen(Screen[None]):
         return bool(getattr(self.app, "has_lobby", False))
 
     def action_help(self, page: Page = "keys") -> None:
+        self.app.push_screen(self.help_screen(page))
+
+    def help_screen(self, page: Page = "keys") -> HelpScreen:
+        """The help, opened at ``page``: the table's keys, how to play, the rule book."""
         from .help import HelpScreen  # the rule book is read only when asked for
 
-        self.app.push_screen(HelpScreen("Keys at the table", self.help_keys(), self.ascii, page=page))
+        return HelpScreen("Keys at the table", self.help_keys(), self.ascii, page=page)
 
     def help_keys(self) -> list[tuple[str, Sequence[tuple[str, str]]]]:
         """The keys of the table, in groups, as the help's first page lists them."""
