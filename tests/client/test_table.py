@@ -670,6 +670,29 @@ async def test_hints_with_nothing_to_mark_say_what_is_left_to_do_until_it_change
         assert "nothing to meld or lay off" not in screen_text(app).lower()
 
 
+async def test_hints_name_a_meld_the_marked_cards_make() -> None:
+    """Seen in tmux: with the hints on, 6♣ 6♦ 6♥ were marked, and the line said only
+    "m melds the selected cards"; a new player held the three to the deal's end. The
+    line names the meld (the longest), and how to lay it."""
+    app = TableHarness(meld_position("8c 8h 8s 9h 2c"), bots=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.press("h")
+        await pilot.pause()
+        assert "Hints: 8♣ 8♥ 8♠ make a meld: select them, then m" in screen_text(app)
+        order = hand_of(app).order
+        await pilot.press(*(str(order.index(c(card)) + 1) for card in ("8c", "8h", "8s")))
+        await pilot.pause()
+        assert "Meld ready: 8♣ 8♥ 8♠. m melds them." in screen_text(app)
+        await pilot.press("m")
+        await eventually(lambda: len(app.sent) == 1, pause=pilot.pause)
+        await pilot.pause()
+        assert "make a meld" not in screen_text(app)
+    app = TableHarness(meld_position("8c 8h 8s 9h 2c"), bots=False)
+    async with app.run_test(size=(100, 32)) as pilot:  # hints off: the line as it was
+        await pilot.pause()
+        assert "m melds the selected cards, l lays one off" in screen_text(app)
+
+
 async def test_discarding_a_joker_asks_once_first() -> None:
     """R5.3: a Joker melds only with Jokers, and on the pile it is there for the next
     players to take; d on it asks first (the line above the hand says so), d again
@@ -1115,7 +1138,7 @@ async def test_deal_end_shows_every_hand_and_the_scores() -> None:
         text = screen_text(app)
         result = app.game.results[0]
         a, b = result.scores
-        assert "Deal 1 is over: You went out." in text
+        assert "Deal 1 is over: you went out." in text
         assert "Deal 1 ended when you went out: N–S +" in log_text(app)  # R4.4, in the log too
         for label, x, y in (
             ("Cards laid", a.laid, b.laid),

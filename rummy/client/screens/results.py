@@ -105,9 +105,9 @@ def deal_breakdown(
     as the player sorts their own (``order``): as held, in the order their players
     happened to keep, they were hard to read at a glance (the pair, the near run)."""
     if result.ended_by == "out" and result.went_out is not None:
-        head = Content.assemble(
-            f"Deal {result.deal} is over: ", text.plain(seats.who(result.went_out), "bold"), " went out."
-        )
+        # "you" mid-sentence ("Deal 1 is over: You went out." read as a slip).
+        who = "you" if result.went_out == seats.me else seats.name(result.went_out)
+        head = Content.assemble(f"Deal {result.deal} is over: ", text.plain(who, "bold"), " went out.")
     else:
         head = Content(f"Deal {result.deal} is over: four passes in a row with the stock empty.")
     lines: list[Content] = [head, Content(""), Content.styled("Hands at the end", "bold underline")]
