@@ -124,6 +124,18 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
                         parts.append(", ")
                     seat = draw.seat_of_chair[chair]
                     parts += [text.plain(seats.name(seat)), " ", text.card(card, ascii)]
+            if draw.seating == "draw":
+                # What the cards decided (R2.2), for whoever has not read the rule book:
+                # the line gave the cards alone.
+                dealer = draw.first_dealer
+                partner = (dealer + 2) % 4
+                parts += [
+                    " (Aces low): the two lowest, ",
+                    text.plain(seats.name(dealer)),
+                    " and ",
+                    text.plain(seats.name(partner)),
+                    ", are partners",
+                ]
             parts.append(".")
             return _line(*parts)
         case DealStarted(deal, dealer, first):

@@ -190,6 +190,24 @@ async def test_m_with_two_cards_selected_says_a_meld_is_three() -> None:
         assert sorted(app.game.hands[0]) == sorted(cards("7h 8h 9h 2c Qs"))
 
 
+def test_the_draw_for_partners_says_who_partners_whom() -> None:
+    """R2.2: seen in tmux, "Draw for partners: root K♠, Dara 3♣, Mina A♠, Kian 7♠." gave
+    the cards alone, and a new player could not tell what they decided (Aces are low
+    for this draw only). The line says so, and names the two lowest as partners."""
+    from rummy.engine.events import PartnersDrawn
+    from rummy.engine.partners import PartnerDraw
+
+    seats = Seats.of([SeatInfo(n) for n in ("Ann", "Bob", "Cyd", "Dee")], 0)
+    # Chair c plays from seat c; Cyd (seat 2) drew the Ace, the lowest: the first dealer,
+    # partnered with the next lowest, Ann's 3♣ (across the table, seat 0).
+    rounds = (((0, c("3c")), (1, c("Ks")), (2, c("As")), (3, c("7s"))),)
+    draw = PartnerDraw("draw", rounds, (0, 1, 2, 3), first_dealer=2)
+    assert event_line(PartnersDrawn(draw), seats).plain == (  # type: ignore[union-attr]
+        "Draw for partners: Ann 3♣, Bob K♠, Cyd A♠, Dee 7♠ (Aces low): the two lowest, Cyd and Ann,"
+        " are partners."
+    )
+
+
 def test_a_lay_off_says_whose_meld_it_was_from_the_players_side() -> None:
     """R5.4: seen in tmux, "You took K♠ ... laid off K♠ on their own meld 7": a player's
     own lay-off on their own meld is "your own"; others' are "their own", "your" or
