@@ -705,9 +705,11 @@ class RummyApp(App[None]):
     async def _offer_how_to_play(self) -> None:
         """The first game against bots offers the short how-to-play, once."""
         self.store.mark_seen(HOW_TO_PLAY_OFFERED)
+        # Said when the game waits for the answer: the table under the offer is empty.
+        waits = " The cards are dealt once you choose." if self.start_held else ""
         read = await self.push_screen_wait(
             ConfirmScreen(
-                "New to Persian Rummy? Read how to play first (two minutes; later it is under ?).",
+                f"New to Persian Rummy? Read how to play first (two minutes; later it is under ?).{waits}",
                 "Read it",
                 "Play now",
             )

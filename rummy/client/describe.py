@@ -127,15 +127,10 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
             if draw.seating == "draw":
                 # What the cards decided (R2.2), for whoever has not read the rule book:
                 # the line gave the cards alone.
-                dealer = draw.first_dealer
-                partner = (dealer + 2) % 4
-                parts += [
-                    " (Aces low): the two lowest, ",
-                    text.plain(seats.name(dealer)),
-                    " and ",
-                    text.plain(seats.name(partner)),
-                    ", are partners",
-                ]
+                lowest = [draw.first_dealer, (draw.first_dealer + 2) % 4]
+                lowest.sort(key=lambda seat: seat == seats.me)  # "you" last
+                a, b = ("you" if seat == seats.me else seats.name(seat) for seat in lowest)
+                parts += [" (Aces low): the two lowest, ", text.plain(a), " and ", text.plain(b), ", are partners"]
             parts.append(".")
             return _line(*parts)
         case DealStarted(deal, dealer, first):

@@ -203,7 +203,7 @@ def test_the_draw_for_partners_says_who_partners_whom() -> None:
     rounds = (((0, c("3c")), (1, c("Ks")), (2, c("As")), (3, c("7s"))),)
     draw = PartnerDraw("draw", rounds, (0, 1, 2, 3), first_dealer=2)
     assert event_line(PartnersDrawn(draw), seats).plain == (  # type: ignore[union-attr]
-        "Draw for partners: Ann 3♣, Bob K♠, Cyd A♠, Dee 7♠ (Aces low): the two lowest, Cyd and Ann,"
+        "Draw for partners: Ann 3♣, Bob K♠, Cyd A♠, Dee 7♠ (Aces low): the two lowest, Cyd and you,"
         " are partners."
     )
 
