@@ -130,7 +130,13 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
                 lowest = [draw.first_dealer, (draw.first_dealer + 2) % 4]
                 lowest.sort(key=lambda seat: seat == seats.me)  # "you" last
                 a, b = ("you" if seat == seats.me else seats.name(seat) for seat in lowest)
-                parts += [" (Aces low): the two lowest, ", text.plain(a), " and ", text.plain(b), ", are partners"]
+                parts += [
+                    " (Aces low): the two lowest, ",
+                    text.plain(a),
+                    " and ",
+                    text.plain(b),
+                    ", are partners",
+                ]
             parts.append(".")
             return _line(*parts)
         case DealStarted(deal, dealer, first):
