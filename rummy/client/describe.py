@@ -129,12 +129,12 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
                 # the line gave the cards alone.
                 lowest = [draw.first_dealer, (draw.first_dealer + 2) % 4]
                 lowest.sort(key=lambda seat: seat == seats.me)  # "you" last
-                a, b = ("you" if seat == seats.me else seats.name(seat) for seat in lowest)
+                first, second = ("you" if seat == seats.me else seats.name(seat) for seat in lowest)
                 parts += [
                     " (Aces low): the two lowest, ",
-                    text.plain(a),
+                    text.plain(first),
                     " and ",
-                    text.plain(b),
+                    text.plain(second),
                     ", are partners",
                 ]
             parts.append(".")
