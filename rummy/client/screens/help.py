@@ -46,7 +46,10 @@ right. A game is two deals; the team with more points after both wins.
    a card to any meld on the table, yours or anyone's: select it and press **l**.
 3. **Discard.** Select one card and press **d**: that ends your turn.
 
-If you empty your hand by melding, you *go out*: the deal ends at once.
+If you empty your hand by melding, you *go out*: the deal ends at once. (A hand
+emptied by the discard is not out: the player draws again next turn.) When the
+stock runs out, take from the discard pile if you can use a card of it, or pass
+with **p**; four passes in a row end the deal.
 
 ## Scoring
 
