@@ -1316,6 +1316,20 @@ async def test_the_deals_end_counts_down_the_servers_pause_and_names_whom_it_wai
         assert not dialog.ticking
 
 
+async def test_alone_among_bots_the_countdown_says_it_waits_for_you() -> None:
+    """Seen in tmux at a server's table of one player and three bots: "or as soon as
+    everyone here is ready (n). Waiting for you." It says "you" once."""
+    app = LobbyHarness(going_out(), bots=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await go_out(pilot, app)
+        dialog = app.screen
+        assert isinstance(dialog, DealEndScreen)
+        app.table.set_clock(TurnTimer("next_deal", None, 29.5, time.monotonic()))
+        note = dialog.query_one("#deal-note", Static)
+        said = re.compile(r"Deal 2 starts in \d+ s, or as soon as you are ready \(n\)\.")
+        await eventually(lambda: said.fullmatch(str(note.content)), pause=pilot.pause)
+
+
 async def test_a_spectators_deals_end_closes_when_the_next_deal_begins() -> None:
     """A spectator's deal end (no "ready" for them) closes when deal 2 begins: back to
     the game they came to watch (it stayed over the table all through deal 2)."""

@@ -220,10 +220,18 @@ class DealEndScreen(Dialog[DealChoice]):
         timer = self.timer
         if timer is not None:
             left = timer.left(time.monotonic() if now is None else now)
-            # A spectator is not asked: "everyone here" read as if they were.
-            who = "everyone here is" if self.can_start else "the players are"
+            # A spectator is not asked: "everyone here" read as if they were. Alone
+            # among bots, "everyone here is ready. Waiting for you." said it twice.
+            alone = self.can_start and self.seats.me is not None and waiting in (["you"], [])
+            alone = alone and not any(
+                info is not None and not info.bot and info.present and seat != self.seats.me
+                for seat, info in enumerate(self.seats.seats)
+            )
+            who = "you are" if alone else "everyone here is" if self.can_start else "the players are"
             when = "paused" if timer.paused else f"in {left} s"
             sentence = f"Deal 2 starts {when}, or as soon as {who} ready{n}."
+            if alone:
+                return Content(sentence)
         elif self.can_start and waiting in (["you"], []):
             # (The server waits for the people who are here: bots and the away wait for no one.)
             return Content(f"Deal 2 starts when you are ready{n}: the table waits for you.")
