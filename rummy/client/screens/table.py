@@ -836,7 +836,7 @@ class TableScreen(Screen[None]):
             ("s", "draw from the stock"),
             (
                 "t / enter (on the pile)",
-                "take from the discard pile at the marked card (at first the highest one you can use),"
+                "take from the discard pile at the marked card (at first the newest one you can use),"
                 " with its use",
             ),
             ("m", "meld the selected cards"),
