@@ -3,7 +3,8 @@
 ``rummy-client`` forks it (``fork``) as the very first thing it does, before it
 loads Textual, and connects to it at once (``Forked.connect``): the listening
 socket is made before the fork, so the kernel holds the connection and the
-requests written on it (hello, table, bots, start) until the child has imported
+requests written on it (hello, table, bots, start: the start only once the player
+has answered the offer of how to play, on a first run) until the child has imported
 the server and opened the saved game. The child sets the game up while the
 client, on the other core, loads Textual; the first game is waiting on the socket
 when the app starts, and the table is drawn once, with it (bench/client_start.py).
