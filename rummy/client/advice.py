@@ -192,9 +192,9 @@ def prompt(
         return Content(f"Your turn: s draws from the stock; {takes}.")
     # The meld part of the turn: say what the chosen cards can do.
     cards = list(chosen)
-    advice = "m melds the selected cards, l lays one off, d discards (ends the turn)."
+    advice = Content("m melds the selected cards, l lays one off, d discards (ends the turn).")
     if hinting and not (h.hand or h.melds):
-        advice = "Hints: nothing to meld or lay off now; d discards a card and ends the turn."
+        advice = Content("Hints: nothing to meld or lay off now; d discards a card and ends the turn.")
     if len(cards) >= 3 and legal(view, NewMeld(tuple(cards))):
         return Content.assemble("Meld ready: ", text.cards(cards, ascii), ". m melds them.")
     if len(cards) == 1:
@@ -204,7 +204,31 @@ def prompt(
                 text.card(cards[0], ascii),
                 f" fits {len(fits)} meld{'s' if len(fits) > 1 else ''}: l lays it off, d discards it.",
             )
-    return Content(advice)
+    if hinting and len(cards) <= 1:  # nothing chosen but the card under the cursor
+        return _what_to_play(view, ascii) or advice
+    return advice
+
+
+def _what_to_play(view: PlayerView, ascii: bool) -> Content | None:
+    """With the hints on and nothing selected: one play the marked cards make, named
+    (the longest meld, else a lay-off). Seen in tmux: a new player with 6♣ 6♦ 6♥ marked
+    read only "m melds the selected cards", and held the three to the deal's end."""
+    melds = [move.cards for move in view.legal_moves() if isinstance(move, NewMeld)]
+    if melds:
+        best = max(melds, key=len)
+        return Content.assemble(
+            "Hints: ",
+            text.cards(list(best), ascii),
+            " make a meld: select them, then m; d discards (ends the turn).",
+        )
+    for move in view.legal_moves():
+        if isinstance(move, LayOff):
+            return Content.assemble(
+                "Hints: ",
+                text.card(move.card, ascii),
+                " fits a meld on the table: select it, then l; d discards.",
+            )
+    return None
 
 
 TURN_KEYS = frozenset("stpmld")  # the keys of a turn's moves: each in its part of it (R4)

@@ -100,7 +100,17 @@ from .names import chair_names, watcher_names
 from .screens.modals import MIN_HEIGHT, MIN_WIDTH, ConfirmScreen, NoticeScreen, TooSmallScreen
 from .screens.table import TableScreen
 from .session import Session
-from .state import LOCAL, HandMemory, SeatLock, SeatToken, StateStore, save_record, seat_key, shell_path
+from .state import (
+    HOW_TO_PLAY_OFFERED,
+    LOCAL,
+    HandMemory,
+    SeatLock,
+    SeatToken,
+    StateStore,
+    save_record,
+    seat_key,
+    shell_path,
+)
 from .widgets.status import ConnectionBanner
 from .widgets.table.faces import Look
 
@@ -108,7 +118,6 @@ if TYPE_CHECKING:  # the history and replay screens load when first opened: not 
     from .screens.history import HistoryScreen
 
 LOCAL_KEY = LOCAL
-HOW_TO_PLAY_OFFERED = "how_to_play_offered"
 
 
 def seats_of(info: TableInfo | None, me: int | None) -> Seats:
@@ -224,6 +233,12 @@ class RummyApp(App[None]):
         self.move_request: int | None = None
         self.sit_request: tuple[int, int, int] | None = None  # (request id, table id, chair)
         self._offer_pending = False  # how to play is to be offered once the table shows
+        # The first game against bots is not started until its player has answered the
+        # offer of how to play (and closed it, if they read it): the bots played on
+        # under the offer, and a new player missed their first moves. Then the game is
+        # started (``start_owed``), as it is when a saved table was left before its start.
+        self.start_held = local and connect and replay is None and not self.store.seen(HOW_TO_PLAY_OFFERED)
+        self.start_owed = False  # the table was asked for without its start: the client starts it
         self._saved_game_notes: list[str] = []  # for the log, once the table shows (see _table)
         self.chat: list[Content] = []
         self.tally: list[TallyLine] = []  # the running tally of my table's games
@@ -306,6 +321,8 @@ class RummyApp(App[None]):
                 self.notify(self._lock_taken_text(), title="Not saved", severity="warning", timeout=15)
         if self.connect:
             if self.local:
+                if self.start_held:  # the offer of how to play comes first, over the table
+                    self._show_table()
                 self.run_worker(self._start_local(), name="local-server", group="net", exit_on_error=False)
             elif self.address is not None:
                 self._connect(*self.address)
@@ -347,6 +364,8 @@ class RummyApp(App[None]):
             self._show_table()  # its banner says so
             return
         self.local_game_asked = early is not None and early.game
+        if early is not None and early.game:
+            self.start_owed = not any(isinstance(sent, Start) for sent in early.sent)
         self._connect(local.HOST, port, early)
 
     def _lock_taken_text(self) -> str:
@@ -474,7 +493,24 @@ class RummyApp(App[None]):
 
     def _local_game(self) -> list[Request]:
         self.local_game_asked = True
-        return local.game_requests(self.bot_levels)
+        self.start_owed = self.start_held
+        return local.game_requests(self.bot_levels, start=not self.start_held)
+
+    def _start_if_owed(self) -> None:
+        """Start the game against bots once its table has its four and the player has
+        answered the offer of how to play (``start_held``)."""
+        info = self.session.table
+        if not self.start_owed or self.start_held or info is None or info.status != "waiting":
+            return
+        if not self.session.seated or sum(chair.name is not None for chair in info.chairs) < 4:
+            return
+        if self.send(Start) is not None:
+            self.start_owed = False
+
+    def _release_start(self) -> None:
+        """The offer of how to play is answered (and how to play closed): the game starts."""
+        self.start_held = False
+        self._start_if_owed()
 
     def _opening(self) -> list[Request]:
         """What the connection asks for with its hello: the game against bots when there
@@ -498,6 +534,8 @@ class RummyApp(App[None]):
         if self.local and old is None and not self.local_game_asked:
             self._say_what_the_saved_game_keeps(info)  # back at the saved game
         self.session.arrive(info)
+        if self.local and info.status == "waiting" and not self.local_game_asked:
+            self.start_owed = True  # a saved table left before its start (quit under the offer)
         self.tally, self.last_game = message.tally, message.last_game
         self.watchers = message.watchers
         if self.lobby is not None:
@@ -519,6 +557,7 @@ class RummyApp(App[None]):
                     self.table_screen.table_broke_up([text.clean(name, 24) for name in left])
             else:
                 self.table_screen.set_seats(seats_of(info, self.session.seat))
+        self._start_if_owed()
 
     def _say_what_the_saved_game_keeps(self, info: TableInfo) -> None:
         """The saved game against bots goes on with the bots and the name it began
@@ -631,7 +670,10 @@ class RummyApp(App[None]):
                 self.table_screen.add_chat_line(line)
             self.table_screen.set_offline(bool(self.connection_status))
             if self.local and not self.store.seen(HOW_TO_PLAY_OFFERED):
-                self._offer_pending = True
+                if self.start_held:  # at once, over the table: the game waits for the answer
+                    self.call_after_refresh(self._offer_how_to_play)
+                else:  # (a game begun without the offer: once it is on the table)
+                    self._offer_pending = True
         if self.table_screen not in self.screen_stack:
             if self.lobby is not None:  # the game against bots has had no screen before
                 self._collect_before_the_table()
@@ -678,9 +720,11 @@ class RummyApp(App[None]):
     async def _offer_how_to_play(self) -> None:
         """The first game against bots offers the short how-to-play, once."""
         self.store.mark_seen(HOW_TO_PLAY_OFFERED)
+        # Said when the game waits for the answer: the table under the offer is empty.
+        waits = " The cards are dealt once you choose." if self.start_held else ""
         read = await self.push_screen_wait(
             ConfirmScreen(
-                "New to Persian Rummy? Read how to play first (two minutes; later it is under ?).",
+                f"New to Persian Rummy? Read how to play first (two minutes; later it is under ?).{waits}",
                 "Read it",
                 "Play now",
             )
@@ -688,7 +732,8 @@ class RummyApp(App[None]):
         if read and self.table_screen is not None:
             # The table's own help, opened at how to play: its first page lists the
             # table's keys (it was opened with none, and "1 Keys" showed a bare title).
-            self.table_screen.action_help(page="how")
+            await self.push_screen_wait(self.table_screen.help_screen(page="how"))
+        self._release_start()  # the first deal is dealt now, before the player's eyes
 
     # --- clocks and chat -------------------------------------------------------------------
 

@@ -39,7 +39,7 @@ from rummy.protocol import (
 )
 
 from . import local
-from .state import LOCAL, SeatLock, StateStore
+from .state import HOW_TO_PLAY_OFFERED, LOCAL, SeatLock, StateStore
 
 NORMAL: tuple[BotLevel, BotLevel, BotLevel] = ("normal", "normal", "normal")  # --bots left out
 
@@ -226,7 +226,9 @@ def main(argv: list[str] | None = None) -> int:
         options = {} if args.bot_delay is None else {"bot_delay": args.bot_delay}
         local_server = local.fork(local.saved_game(store.directory) if owns else None, options)
         seat = store.seat(LOCAL) if owns else None
-        early = local_server.connect(name, None if seat is None else seat.token, args.bots or NORMAL)
+        # The first game waits for its start until how to play has been offered (app.py).
+        start = store.seen(HOW_TO_PLAY_OFFERED)
+        early = local_server.connect(name, None if seat is None else seat.token, args.bots or NORMAL, start)
 
     from .app import RummyApp  # Textual loads only once the arguments are good
 

@@ -124,6 +124,19 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
                         parts.append(", ")
                     seat = draw.seat_of_chair[chair]
                     parts += [text.plain(seats.name(seat)), " ", text.card(card, ascii)]
+            if draw.seating == "draw":
+                # What the cards decided (R2.2), for whoever has not read the rule book:
+                # the line gave the cards alone.
+                lowest = [draw.first_dealer, (draw.first_dealer + 2) % 4]
+                lowest.sort(key=lambda seat: seat == seats.me)  # "you" last
+                first, second = ("you" if seat == seats.me else seats.name(seat) for seat in lowest)
+                parts += [
+                    " (Aces low): the two lowest, ",
+                    text.plain(first),
+                    " and ",
+                    text.plain(second),
+                    ", are partners",
+                ]
             parts.append(".")
             return _line(*parts)
         case DealStarted(deal, dealer, first):

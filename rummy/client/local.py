@@ -3,7 +3,8 @@
 ``rummy-client`` forks it (``fork``) as the very first thing it does, before it
 loads Textual, and connects to it at once (``Forked.connect``): the listening
 socket is made before the fork, so the kernel holds the connection and the
-requests written on it (hello, table, bots, start) until the child has imported
+requests written on it (hello, table, bots, start: the start only once the player
+has answered the offer of how to play, on a first run) until the child has imported
 the server and opened the saved game. The child sets the game up while the
 client, on the other core, loads Textual; the first game is waiting on the socket
 when the app starts, and the table is drawn once, with it (bench/client_start.py).
@@ -59,14 +60,16 @@ DEFAULTS: dict[str, Any] = {"sync": "normal", "deal_pause": None}
 Request = tuple[type[ClientMessage], dict[str, Any]]  # a request's type and its fields but the id
 
 
-def game_requests(levels: tuple[BotLevel, BotLevel, BotLevel]) -> list[Request]:
+def game_requests(levels: tuple[BotLevel, BotLevel, BotLevel], start: bool = True) -> list[Request]:
     """The game against bots: one table, three bots (chairs 2 to 4, at ``levels``),
-    start; asked for in one go (a server answers a connection's requests in order)."""
+    start; asked for in one go (a server answers a connection's requests in order).
+    ``start`` False: the table and its bots only, the start asked for later (the first
+    game waits while its player reads the offer of how to play: ``RummyApp``)."""
     table: Request = (CreateTable, {"name": "Game against bots", "options": TableOptions(), "chair": 0})
     bots: list[Request] = [
         (AddBot, {"chair": c, "level": lv}) for c, lv in zip((1, 2, 3), levels, strict=True)
     ]
-    return [table, *bots, (Start, {})]
+    return [table, *bots, *([(Start, {})] if start else [])]
 
 
 @dataclass
@@ -94,10 +97,11 @@ class LocalServer(Protocol):
         ...
 
     def connect(
-        self, name: str, token: str | None, levels: tuple[BotLevel, BotLevel, BotLevel]
+        self, name: str, token: str | None, levels: tuple[BotLevel, BotLevel, BotLevel], start: bool = True
     ) -> Early | None:
         """Connect now, before its server has started, if it can be (else None): say
-        hello as ``name`` with ``token``, and with no token ask for the game at once."""
+        hello as ``name`` with ``token``, and with no token ask for the game at once
+        (its start too, unless ``start`` is False)."""
         ...
 
 
@@ -152,7 +156,7 @@ class InProcess:
             await self.server.close()
 
     def connect(
-        self, name: str, token: str | None, levels: tuple[BotLevel, BotLevel, BotLevel]
+        self, name: str, token: str | None, levels: tuple[BotLevel, BotLevel, BotLevel], start: bool = True
     ) -> Early | None:
         return None  # its port is known once it runs, in the app's event loop
 
@@ -187,11 +191,12 @@ class Forked:
         self._started = False
 
     def connect(
-        self, name: str, token: str | None, levels: tuple[BotLevel, BotLevel, BotLevel]
+        self, name: str, token: str | None, levels: tuple[BotLevel, BotLevel, BotLevel], start: bool = True
     ) -> Early | None:
         sent: list[ClientMessage] = [Hello(id=1, version=PROTOCOL_VERSION, name=name, token=token)]
         if token is None:
-            sent += [kind(id=i, **fields) for i, (kind, fields) in enumerate(game_requests(levels), 2)]
+            asked = game_requests(levels, start)
+            sent += [kind(id=i, **fields) for i, (kind, fields) in enumerate(asked, 2)]
         try:
             sock = socket.create_connection((HOST, self.port))
         except OSError:

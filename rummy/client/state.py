@@ -35,6 +35,9 @@ from rummy.protocol import GameRecordWire, encode_record_file
 FILE_NAME = "client.json"
 REPLAYS = "replays"
 LOCAL = "local"  # the server of the game against bots, inside the client
+# The offer of how to play, made once, at the first game against bots (which waits
+# for its answer before it starts: ``RummyApp``).
+HOW_TO_PLAY_OFFERED = "how_to_play_offered"
 
 
 def seat_key(server: str, name: str) -> str:

@@ -243,10 +243,55 @@ async def test_r3_1_the_game_against_bots_waits_at_a_deals_end_for_its_player() 
             await pilot.press(*(key * (2 if joker else 1)))
             await eventually(lambda old=view: table.view is not old, pause=pilot.pause)
         assert table.view is not None and table.view.phase == "deal_over"
-        said = "Deal 2 starts when you are ready (n)."
+        said = "Deal 2 starts when you are ready (n): the table waits for you."
         await eventually(lambda: said in screen_text(app), pause=pilot.pause)
         assert table.timer is None or table.timer.kind != "next_deal"  # no countdown told
         assert "The next deal starts in" not in str(table.board.prompt.content)  # nor shown
         await pilot.press("n")
         await eventually(lambda: table.view is not None and table.view.deal == 2, pause=pilot.pause)
         await quit_the_game(pilot, app)
+
+
+async def test_the_first_game_waits_for_the_answer_to_the_offer_of_how_to_play() -> None:
+    """Played in tmux: the bots played on under "New to Persian Rummy?" (and under how to
+    play, when read), and a new player came back to a deal some moves in. The first
+    game is dealt only once the offer is answered and how to play closed."""
+    from rummy.client.screens.help import HelpScreen
+
+    app = RummyApp(player_name="Ann", local=True, server_options={"bot_delay": 0.0})
+    async with app.run_test(size=(100, 32)) as pilot:
+        await eventually(lambda: "New to Persian Rummy?" in screen_text(app), pause=pilot.pause)
+        await eventually(lambda: app.session.table is not None, pause=pilot.pause)  # its table and bots
+        await eventually(
+            lambda: sum(c.name is not None for c in app.session.table.chairs) == 4,  # type: ignore[union-attr]
+            pause=pilot.pause,
+        )
+        for _ in range(20):  # bots at full speed would have played by now
+            await pilot.pause(0.02)
+        assert app.session.table.status == "waiting" and app.table_screen.view is None  # type: ignore[union-attr]
+        await pilot.press("y")  # read it
+        await eventually(lambda: isinstance(app.screen, HelpScreen), pause=pilot.pause)
+        for _ in range(20):
+            await pilot.pause(0.02)
+        assert app.table_screen.view is None  # type: ignore[union-attr]
+        await pilot.press("escape")  # read: back to the table, where the game is dealt now
+        await eventually(lambda: table_shown(app), pause=pilot.pause)
+        assert isinstance(app.screen, TableScreen)
+        await quit_the_game(pilot, app)
+
+
+async def test_a_first_game_left_under_the_offer_starts_when_the_client_comes_back() -> None:
+    """Quit while the offer of how to play is open: the saved table has its bots but no
+    game yet. The next start takes the chair back and starts it (the offer is not made
+    again)."""
+    first = RummyApp(player_name="Ann", local=True, server_options=FAST)
+    async with first.run_test() as pilot:
+        await eventually(lambda: isinstance(first.screen, ConfirmScreen), pause=pilot.pause)
+        await eventually(lambda: first.remembered_token() is not None, pause=pilot.pause)
+        await pilot.press("ctrl+q")
+        await eventually(lambda: first.return_code is not None, pause=pilot.pause)
+    second = RummyApp(player_name="Ann", local=True, server_options=FAST)
+    async with second.run_test() as pilot:
+        await eventually(lambda: hand_drawn(second), pause=pilot.pause)
+        assert not isinstance(second.screen, ConfirmScreen)
+        await quit_the_game(pilot, second)

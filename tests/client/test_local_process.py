@@ -98,18 +98,19 @@ def terminals() -> Iterator[list[Terminal]]:
         terminal.close()
 
 
-def start(terminals: list[Terminal], state: Path, *args: str) -> Terminal:
+def start(terminals: list[Terminal], state: Path, *args: str, until: str = "Deal 1 of 2") -> Terminal:
+    """A client, once it has drawn ``until``: the table, or in a new state directory
+    the offer of how to play (the first game is dealt once it is answered)."""
     terminal = Terminal(state, *args)
     terminals.append(terminal)
-    terminal.read_until("Deal 1 of 2")  # the table
+    terminal.read_until(until)
     return terminal
 
 
 def test_the_local_server_ends_with_its_client_even_killed_and_the_game_is_kept(
     tmp_path: Path, terminals: list[Terminal]
 ) -> None:
-    first = start(terminals, tmp_path)
-    first.read_until("New to Persian Rummy?")
+    first = start(terminals, tmp_path, until="New to Persian Rummy?")
     first.press("n")
     (server,) = children(first.pid)  # the game's server: one process of its own
     assert running(server)
@@ -134,8 +135,7 @@ def test_new_gives_up_the_saved_game_for_one_with_the_bots_asked_for(
     normal bots without a word, and no command started another. Now the saved game
     says it goes on with its own bots, and ``--new`` starts a new game with the bots
     asked for."""
-    first = start(terminals, tmp_path, "--bot-delay", "0")
-    first.read_until("New to Persian Rummy?")
+    first = start(terminals, tmp_path, "--bot-delay", "0", until="New to Persian Rummy?")
     offered = len(first.seen)
     first.press("n")
     # The table's keys again: the offer has closed. ("7 cards" was drawn under it, and

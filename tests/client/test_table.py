@@ -7,6 +7,7 @@ through the screen, and checks what the player sees and which move went out.
 from __future__ import annotations
 
 import re
+import time
 from itertools import pairwise
 
 import pytest
@@ -187,6 +188,24 @@ async def test_m_with_two_cards_selected_says_a_meld_is_three() -> None:
         await pilot.pause()
         assert "Refused: A meld is three cards or more (R5.1, R5.2): 7♥ 8♥ are not enough." in log_text(app)
         assert sorted(app.game.hands[0]) == sorted(cards("7h 8h 9h 2c Qs"))
+
+
+def test_the_draw_for_partners_says_who_partners_whom() -> None:
+    """R2.2: seen in tmux, "Draw for partners: root K♠, Dara 3♣, Mina A♠, Kian 7♠." gave
+    the cards alone, and a new player could not tell what they decided (Aces are low
+    for this draw only). The line says so, and names the two lowest as partners."""
+    from rummy.engine.events import PartnersDrawn
+    from rummy.engine.partners import PartnerDraw
+
+    seats = Seats.of([SeatInfo(n) for n in ("Ann", "Bob", "Cyd", "Dee")], 0)
+    # Chair c plays from seat c; Cyd (seat 2) drew the Ace, the lowest: the first dealer,
+    # partnered with the next lowest, Ann's 3♣ (across the table, seat 0).
+    rounds = (((0, c("3c")), (1, c("Ks")), (2, c("As")), (3, c("7s"))),)
+    draw = PartnerDraw("draw", rounds, (0, 1, 2, 3), first_dealer=2)
+    assert event_line(PartnersDrawn(draw), seats).plain == (  # type: ignore[union-attr]
+        "Draw for partners: Ann 3♣, Bob K♠, Cyd A♠, Dee 7♠ (Aces low): the two lowest, Cyd and you,"
+        " are partners."
+    )
 
 
 def test_a_lay_off_says_whose_meld_it_was_from_the_players_side() -> None:
@@ -669,6 +688,29 @@ async def test_hints_with_nothing_to_mark_say_what_is_left_to_do_until_it_change
         assert "nothing to meld or lay off" not in screen_text(app).lower()
 
 
+async def test_hints_name_a_meld_the_marked_cards_make() -> None:
+    """Seen in tmux: with the hints on, 6♣ 6♦ 6♥ were marked, and the line said only
+    "m melds the selected cards"; a new player held the three to the deal's end. The
+    line names the meld (the longest), and how to lay it."""
+    app = TableHarness(meld_position("8c 8h 8s 9h 2c"), bots=False)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.press("h")
+        await pilot.pause()
+        assert "Hints: 8♣ 8♥ 8♠ make a meld: select them, then m" in screen_text(app)
+        order = hand_of(app).order
+        await pilot.press(*(str(order.index(c(card)) + 1) for card in ("8c", "8h", "8s")))
+        await pilot.pause()
+        assert "Meld ready: 8♣ 8♥ 8♠. m melds them." in screen_text(app)
+        await pilot.press("m")
+        await eventually(lambda: len(app.sent) == 1, pause=pilot.pause)
+        await pilot.pause()
+        assert "make a meld" not in screen_text(app)
+    app = TableHarness(meld_position("8c 8h 8s 9h 2c"), bots=False)
+    async with app.run_test(size=(100, 32)) as pilot:  # hints off: the line as it was
+        await pilot.pause()
+        assert "m melds the selected cards, l lays one off" in screen_text(app)
+
+
 async def test_discarding_a_joker_asks_once_first() -> None:
     """R5.3: a Joker melds only with Jokers, and on the pile it is there for the next
     players to take; d on it asks first (the line above the hand says so), d again
@@ -1114,7 +1156,7 @@ async def test_deal_end_shows_every_hand_and_the_scores() -> None:
         text = screen_text(app)
         result = app.game.results[0]
         a, b = result.scores
-        assert "Deal 1 is over: You went out." in text
+        assert "Deal 1 is over: you went out." in text
         assert "Deal 1 ended when you went out: N–S +" in log_text(app)  # R4.4, in the log too
         for label, x, y in (
             ("Cards laid", a.laid, b.laid),
@@ -1201,7 +1243,7 @@ async def test_a_dialog_shows_its_own_keys_not_the_tables_and_fits_80x24() -> No
         lines = screen_text(app).splitlines()
         assert lines[-1].split() == ["n", "Next", "deal", "esc", "Close"]
         assert any("Ready for the next deal (n)" in line and "Close (esc)" in line for line in lines)
-        assert any("Deal 2 starts when everyone here is ready (n)" in line for line in lines)
+        assert any("Deal 2 starts when you are ready (n)" in line for line in lines)
         await pilot.press("c")  # the table's chat: not while the dialog is open
         assert isinstance(app.screen, DealEndScreen)
         await pilot.click(".dialog-keys", offset=(len(" n Next deal  e"), 0))  # "esc Close"
@@ -1218,31 +1260,74 @@ async def test_in_the_game_against_bots_the_deals_end_says_deal_2_waits_for_you(
         await go_out(pilot, app)
         assert isinstance(app.screen, DealEndScreen)
         shown = screen_text(app)
-        assert "Deal 2 starts when you are ready (n)." in shown and "by itself" not in shown
+        assert "Deal 2 starts when you are ready (n): the table waits" in shown and " in 1" not in shown
         await pilot.press("n")
         await eventually(lambda: app.game.deal == 2, pause=pilot.pause)
 
 
-async def test_the_deals_end_says_who_is_ready_so_far() -> None:
-    """The next deal starts when everyone here is ready: the deal's end says who is so far,
-    live, as the table tells it."""
+def with_people(seats: Seats) -> Seats:
+    """The harness's seats with people (not bots) in every chair, all here."""
+    from dataclasses import replace
+
+    return replace(seats, seats=tuple(None if i is None else replace(i, bot=False) for i in seats.seats))
+
+
+async def test_the_deals_end_counts_down_the_servers_pause_and_names_whom_it_waits_for() -> None:
+    """Played in tmux: a server's deal end said the next deal starts "by itself
+    shortly", with no time, while the table's own line (under the dialog) counted it
+    down. It now counts down the server's pause (its ``next_deal`` clock), second by
+    second, and names the people the table still waits for, live, as they say ready."""
     from dataclasses import replace
 
     app = LobbyHarness(going_out(), bots=False)
     async with app.run_test(size=(100, 40)) as pilot:
+        app.seats = with_people(app.seats)
+        app.show()
         await go_out(pilot, app)
-        assert isinstance(app.screen, DealEndScreen)
-        assert "Deal 2 starts when everyone here is ready (n), or by itself shortly." in screen_text(app)
+        dialog = app.screen
+        assert isinstance(dialog, DealEndScreen)
+        names = [app.seats.name(seat) for seat in range(4)]
+        # No clock from the server (yet): it waits for the people.
+        assert "Deal 2 starts when everyone here is ready (n). Waiting for you," in screen_text(app)
+        app.table.set_clock(TurnTimer("next_deal", None, 12.4, time.monotonic()))  # the server's pause
+        note = dialog.query_one("#deal-note", Static)
+        await eventually(lambda: "Deal 2 starts in 13 s," in str(note.content), pause=pilot.pause)
+        assert (
+            f"as soon as everyone here is ready (n). Waiting for you, {names[1]}, {names[2]} and {names[3]}."
+            in (str(note.content))
+        )
+        # It ticks by itself (no update from the server needed): 13, then 12.
+        await eventually(lambda: "Deal 2 starts in 12 s," in str(note.content), pause=pilot.pause, timeout=3)
         seats = app.table.seats
         ready = tuple(
             replace(info, ready=True) if info is not None and seat == 3 else info
             for seat, info in enumerate(seats.seats)
         )
         app.table.set_seats(replace(seats, seats=ready))  # the table says: East is ready
-        east = seats.name(3)
-        note = app.screen.query_one("#deal-note", Static)
-        await eventually(lambda: str(note.content).endswith(f"shortly; so far: {east}."), pause=pilot.pause)
-        assert "shortly;" in screen_text(app)  # shown, not only set
+        await eventually(
+            lambda: str(note.content).endswith(f"Waiting for you, {names[1]} and {names[2]}."),
+            pause=pilot.pause,
+        )
+        assert f"{names[2]}." in screen_text(app)  # shown, not only set
+        app.table.set_clock(None)  # the server stopped the clock (a pause of none)
+        await eventually(
+            lambda: "starts when everyone here is ready (n)." in str(note.content), pause=pilot.pause
+        )
+        assert not dialog.ticking
+
+
+async def test_alone_among_bots_the_countdown_says_it_waits_for_you() -> None:
+    """Seen in tmux at a server's table of one player and three bots: "or as soon as
+    everyone here is ready (n). Waiting for you." It says "you" once."""
+    app = LobbyHarness(going_out(), bots=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await go_out(pilot, app)
+        dialog = app.screen
+        assert isinstance(dialog, DealEndScreen)
+        app.table.set_clock(TurnTimer("next_deal", None, 29.5, time.monotonic()))
+        note = dialog.query_one("#deal-note", Static)
+        said = re.compile(r"Deal 2 starts in \d+ s, or as soon as you are ready \(n\)\.")
+        await eventually(lambda: said.fullmatch(str(note.content)), pause=pilot.pause)
 
 
 async def test_a_spectators_deals_end_closes_when_the_next_deal_begins() -> None:
@@ -1256,11 +1341,21 @@ async def test_a_spectators_deals_end_closes_when_the_next_deal_begins() -> None
         app.pop_screen()
         app.seat = None  # the same table as a spectator sees it
         app.show()
-        watching = DealEndScreen(shown.results, shown.seats, can_start=False)
+        from dataclasses import replace
+
+        watching = DealEndScreen(
+            shown.results,
+            replace(shown.seats, me=None),
+            can_start=False,
+            timer=TurnTimer("next_deal", None, 9.5, time.monotonic()),
+        )
         app.push_screen(watching)
         await pilot.pause()
         # No n to press, and not "everyone here", which read as if the spectator were asked.
-        assert "Deal 2 starts when the players are ready, or by itself" in screen_text(app)
+        ann = shown.seats.name(0)
+        said = f"Deal 2 starts in 10 s, or as soon as the players are ready. Waiting for {ann}."
+        assert str(watching.query_one("#deal-note", Static).content) == said
+        assert "Waiting for" in screen_text(app)  # shown
         app.post_message(ReadyForNextDeal())  # the players went on
         await eventually(lambda: isinstance(app.screen, TableScreen), pause=pilot.pause)
         assert app.game.deal == 2 and "Deal 2 of 2 begins." in log_text(app)

@@ -33,11 +33,12 @@ right. A game is two deals; the team with more points after both wins.
 ## Your turn: draw, meld, discard
 
 1. **Draw.** Press **s** to take the top card of the stock (the face-down pile).
-   Or take from the discard pile (the face-up cards, all of them shown): press
-   **t** to take at the marked card (the highest one you can use), or tab to the
-   pile and pick another. You take that card and every card above it, and you
-   must use the card you picked at once, in a meld or on a meld already on the
-   table. The game offers only the takes that are allowed.
+   Or take from the discard pile (the face-up cards, all of them shown, the
+   newest last): press **t** to take at the marked card (of the cards you can
+   use, the newest: the fewest to take), or tab to the pile and pick another.
+   You take that card and every card after it, and you must use the card you
+   picked at once, in a meld or on a meld already on the table. The game offers
+   only the takes that are allowed.
 2. **Meld** (if you can). A meld is three or four cards of one rank (a *set*:
    7 7 7), or three or more cards of one suit in a row (a *run*: 5 6 7 of
    hearts). Aces are high only: Q K A is a run, A 2 3 is not. Jokers are not
@@ -46,7 +47,10 @@ right. A game is two deals; the team with more points after both wins.
    a card to any meld on the table, yours or anyone's: select it and press **l**.
 3. **Discard.** Select one card and press **d**: that ends your turn.
 
-If you empty your hand by melding, you *go out*: the deal ends at once.
+If you empty your hand by melding, you *go out*: the deal ends at once. (A hand
+emptied by the discard is not out: the player draws again next turn.) When the
+stock runs out, take from the discard pile if you can use a card of it, or pass
+with **p**; four passes in a row end the deal.
 
 ## Scoring
 

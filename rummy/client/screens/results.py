@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
@@ -11,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Button, Static
 
 from rummy.engine import SEAT_NAMES, DealResult, points, team_of, team_seats
@@ -18,7 +20,7 @@ from rummy.engine.scoring import totals, winner
 from rummy.protocol import TallyLine
 
 from .. import text
-from ..model import Seats
+from ..model import Seats, TurnTimer
 from ..widgets.table.hand import SortMode, sort_cards
 from .dialog import Dialog
 
@@ -37,6 +39,23 @@ def with_who_asked(sentence: str, seats: Seats) -> Content:
     if not asked:
         return Content(f"{sentence}.")
     return Content.assemble(f"{sentence}; so far: ", text.plain(", ".join(asked)), ".")
+
+
+def awaited(seats: Seats) -> list[str]:
+    """Whom the next deal waits for: the people at the table (not a bot, nor one who is
+    away: the server waits for neither) who have not said ready; "you" first."""
+    who = []
+    for seat in range(4):
+        info = seats.seats[seat] if seat < len(seats.seats) else None
+        if info is None or info.bot or not info.present or info.ready:
+            continue
+        who.append("you" if seat == seats.me else seats.name(seat))
+    who.sort(key=lambda name: name != "you")  # (stable: the others in seat order)
+    return who
+
+
+def _and(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 @dataclass(slots=True)
@@ -86,9 +105,9 @@ def deal_breakdown(
     as the player sorts their own (``order``): as held, in the order their players
     happened to keep, they were hard to read at a glance (the pair, the near run)."""
     if result.ended_by == "out" and result.went_out is not None:
-        head = Content.assemble(
-            f"Deal {result.deal} is over: ", text.plain(seats.who(result.went_out), "bold"), " went out."
-        )
+        # "you" mid-sentence ("Deal 1 is over: You went out." read as a slip).
+        who = "you" if result.went_out == seats.me else seats.name(result.went_out)
+        head = Content.assemble(f"Deal {result.deal} is over: ", text.plain(who, "bold"), " went out.")
     else:
         head = Content(f"Deal {result.deal} is over: four passes in a row with the stock empty.")
     lines: list[Content] = [head, Content(""), Content.styled("Hands at the end", "bold underline")]
@@ -142,8 +161,11 @@ DEAL_2_BEGUN = "Deal 2 has begun: esc (or n) returns to the table."
 class DealEndScreen(Dialog[DealChoice]):
     """Shown when a deal ends. ``can_start``: a player (not a spectator) may say they
     are ready for the next deal. ``live`` False: a replay's, which tells nobody how
-    the next deal starts. ``by_itself`` False: the server waits for the players, with
-    no pause that starts the next deal anyway (the game against bots)."""
+    the next deal starts. ``timer``: the server's pause before the next deal starts by
+    itself (a ``next_deal`` clock, as the server sent it; None: it sent none, and the
+    next deal waits for the people at the table, as in the game against bots). The
+    note under the buttons counts that pause down, second by second, and names whom
+    the table waits for."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "choose('next')", "Next deal"),
@@ -161,7 +183,7 @@ class DealEndScreen(Dialog[DealChoice]):
         ascii: bool = False,
         live: bool = True,
         begun: bool = False,
-        by_itself: bool = True,
+        timer: TurnTimer | None = None,
         order: SortMode = "suit",
     ) -> None:
         super().__init__()
@@ -172,7 +194,8 @@ class DealEndScreen(Dialog[DealChoice]):
         self.begun = begun  # the next deal has begun (before this opened, or while open)
         self.ascii = ascii
         self.live = live
-        self.by_itself = by_itself
+        self.timer = timer if timer is not None and timer.kind == "next_deal" else None
+        self._ticker: Timer | None = None
 
     def contents(self) -> ComposeResult:
         result = self.results[-1]
@@ -186,32 +209,77 @@ class DealEndScreen(Dialog[DealChoice]):
             if result.deal < 2 and self.live:
                 yield Static(self.deal_note(), id="deal-note", classes="dim")
 
-    def deal_note(self) -> Content:
+    def on_mount(self) -> None:
+        self._schedule_ticks()
+
+    def deal_note(self, now: float | None = None) -> Content:
         if self.begun:
             return Content(DEAL_2_BEGUN)
         n = " (n)" if self.can_start else ""  # a spectator has no n to press
-        # (The server waits for the people who are here: bots and the away wait for no one.)
-        if not self.by_itself:
-            return Content(f"Deal 2 starts when you are ready{n}.")
-        # A spectator is not asked: "everyone here" read as if they were.
-        who = "everyone here is" if self.can_start else "the players are"
-        sentence = f"Deal 2 starts when {who} ready{n}, or by itself shortly"
-        return with_who_asked(sentence, self.seats)
+        waiting = awaited(self.seats)
+        timer = self.timer
+        if timer is not None:
+            left = timer.left(time.monotonic() if now is None else now)
+            # A spectator is not asked: "everyone here" read as if they were. Alone
+            # among bots, "everyone here is ready. Waiting for you." said it twice.
+            alone = self.can_start and self.seats.me is not None and waiting in (["you"], [])
+            alone = alone and not any(
+                info is not None and not info.bot and info.present and seat != self.seats.me
+                for seat, info in enumerate(self.seats.seats)
+            )
+            who = "you are" if alone else "everyone here is" if self.can_start else "the players are"
+            when = "paused" if timer.paused else f"in {left} s"
+            sentence = f"Deal 2 starts {when}, or as soon as {who} ready{n}."
+            if alone:
+                return Content(sentence)
+        elif self.can_start and waiting in (["you"], []):
+            # (The server waits for the people who are here: bots and the away wait for no one.)
+            return Content(f"Deal 2 starts when you are ready{n}: the table waits for you.")
+        else:
+            who = "everyone here is" if self.can_start else "the players are"
+            sentence = f"Deal 2 starts when {who} ready{n}."
+        if not waiting:
+            return Content(sentence)
+        return Content.assemble(sentence, " Waiting for ", text.plain(_and(waiting)), ".")
+
+    def set_clock(self, timer: TurnTimer | None) -> None:
+        """The server's clock changed while this was open (the pause began, or ended)."""
+        self.timer = timer if timer is not None and timer.kind == "next_deal" else None
+        self._schedule_ticks()
+        self._note_again()
+
+    @property
+    def ticking(self) -> bool:
+        """Whether the note wakes every second (only while the pause counts down)."""
+        return self._ticker is not None
+
+    def _schedule_ticks(self) -> None:
+        """Wake once a second only while the pause counts down."""
+        timer = self.timer
+        running = timer is not None and not timer.paused and not self.begun
+        if running and self._ticker is None:
+            self._ticker = self.set_interval(1.0, self._note_again)
+        elif not running and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
+    def _note_again(self) -> None:
+        for note in self.query("#deal-note").results(Static):
+            note.update(self.deal_note())
 
     def seats_changed(self, seats: Seats) -> None:
         """Someone said ready while this was open (not once the next deal has begun)."""
         self.seats = seats
         if not self.begun:
-            for note in self.query("#deal-note").results(Static):
-                note.update(self.deal_note())
+            self._note_again()
 
     def moved_on(self) -> None:
         """The next deal began while this was open: nothing to get ready for any more."""
         self.can_start, self.begun = False, True
         for button in self.query("#next"):
             button.remove()
-        for note in self.query("#deal-note").results(Static):
-            note.update(self.deal_note())
+        self._schedule_ticks()
+        self._note_again()
         self._keys_follow()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -77,7 +77,7 @@ from .modals import ChooseScreen, ConfirmScreen
 from .results import DealChoice, DealEndScreen, GameChoice, GameEndScreen
 
 if TYPE_CHECKING:
-    from .help import Page
+    from .help import HelpScreen, Page
 
 
 HAND_KEYS: list[tuple[str, str]] = [
@@ -335,6 +335,9 @@ class TableScreen(Screen[None]):
         """A clock started or stopped; the screen ticks once a second only while one runs."""
         self.timer = timer
         self._schedule_ticks()
+        for screen in self.app.screen_stack:
+            if isinstance(screen, DealEndScreen) and screen.live:
+                screen.set_clock(timer)
         self._draw()
 
     def set_offline(self, offline: bool) -> None:
@@ -777,15 +780,15 @@ class TableScreen(Screen[None]):
         can_start = view.phase == "deal_over" and view.seat is not None
         # Opened again (r) once the next deal is under way: it says so.
         begun = view.phase != "deal_over"
-        # The game against bots (no lobby) has a server of its own that waits for its
-        # one player: no pause starts the next deal by itself.
+        # The pause before the next deal starts by itself, as the server counts it (the
+        # game against bots has none: its server waits for its one player).
         deal_end = DealEndScreen(
             view.results,
             self.seats,
             can_start,
             self.ascii,
             begun=begun,
-            by_itself=self.app_has_lobby,
+            timer=self.timer,
             order=self.hand.sort_mode,
         )
         self.app.push_screen(deal_end, callback=self._deal_end_closed)
@@ -833,9 +836,13 @@ class TableScreen(Screen[None]):
         return bool(getattr(self.app, "has_lobby", False))
 
     def action_help(self, page: Page = "keys") -> None:
+        self.app.push_screen(self.help_screen(page))
+
+    def help_screen(self, page: Page = "keys") -> HelpScreen:
+        """The help, opened at ``page``: the table's keys, how to play, the rule book."""
         from .help import HelpScreen  # the rule book is read only when asked for
 
-        self.app.push_screen(HelpScreen("Keys at the table", self.help_keys(), self.ascii, page=page))
+        return HelpScreen("Keys at the table", self.help_keys(), self.ascii, page=page)
 
     def help_keys(self) -> list[tuple[str, Sequence[tuple[str, str]]]]:
         """The keys of the table, in groups, as the help's first page lists them."""
@@ -843,7 +850,7 @@ class TableScreen(Screen[None]):
             ("s", "draw from the stock"),
             (
                 "t / enter (on the pile)",
-                "take from the discard pile at the marked card (at first the highest one you can use),"
+                "take from the discard pile at the marked card (at first the newest one you can use),"
                 " with its use",
             ),
             ("m", "meld the selected cards"),
