@@ -162,7 +162,10 @@ def test_turn_plans_are_legal_sequences_R4_2_R4_3() -> None:
     discard (R4.3), or no discard when it empties the hand (R4.4); holding back three
     of a kind for the fourth (R7.4) is one of the plans."""
     game = position(
-        ["Kc Kd Kh 5h 6h 7h 2s 9d", "", "", ""], melds=[("8c 9c 10c", 1)], phase="meld", stock="Ks 3d"
+        ["Kc Kd Kh 5h 6h 7h 2s 9d", "2c 3c 4c 5c", "2d 4d 5d 6d", "3h 4h 8h 9h"],
+        melds=[("8c 9c 10c", 1)],
+        phase="meld",
+        stock="Ks 3d",
     )
     plans = turn_plans(game)
     assert plans
@@ -193,6 +196,22 @@ def test_expert_lays_three_jokers_when_no_draw_is_left_for_the_fourth_R6_1_R6_2_
     assert ExpertBot(random.Random(1)).choose(view_for(game, 0)) == jokers
     later = position(hands, stock="2c 3c 4c 5c", rest_to="discard", phase="meld")
     assert any(jokers not in plan for plan in turn_plans(later))
+
+
+@pytest.mark.parametrize("west", ["", "5c", "5c 7d 9h"])
+def test_expert_lays_three_of_a_kind_when_another_seat_may_go_out_R4_4_R7_2(west: str) -> None:
+    """R4.4, R7.2: a seat with three cards or fewer (none: it discarded its last, R4.5)
+    may go out at its next turn, and three Kings held back for the fourth (R7.4) would
+    then cost 30 where laid they score 30. A hard bot held 9-9-9 back with an opponent
+    down to no cards, who went out at once. With West that short it lays them; with
+    West at four cards, holding them back is one of its plans."""
+    hands = ["Kc Kh Kd 3d 7s", west, "6c 6d 8h 8s 2c", "Ad 3h 9c 9d 5s"]
+    game = position(hands, phase="meld")
+    kings = NewMeld(tuple(parse_cards("Kc Kd Kh")))
+    assert all(plan[0] == kings for plan in turn_plans(game))
+    assert ExpertBot(random.Random(1)).choose(view_for(game, 0)) == kings
+    later = position([hands[0], "5c 7d 9h Qd", *hands[2:]], phase="meld")
+    assert any(kings not in plan for plan in turn_plans(later))
 
 
 def test_worlds_agree_with_the_view_R9() -> None:

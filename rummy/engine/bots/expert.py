@@ -58,6 +58,9 @@ TAKES_KEPT = 5  # takes tried per draw, the best by the greedy count
 # After the first deal the lead is worth a win probability of about
 # 1 / (1 + exp(-lead / LEAD_SCALE)) (the second deal's difference has sd ~105).
 LEAD_SCALE = 62.0
+# Another seat holding this many cards or fewer may go out at its next turn: three of a
+# kind are then laid, not held back for the fourth (as the heuristic bot's rule).
+SHORT_HOLD = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +168,13 @@ def turn_plans(game: Game) -> list[Action]:
     # deal that ends on passes leaves the three in its hand (R6.1, R6.2, R7.2): JK JK JK held
     # so cost 60 where laid they scored 60, and the search, whose playouts meld them
     # on the next turn, did not see it.
-    hoping = len(game.stock) >= len(SEATS)
+    # Nor while another seat holds SHORT_HOLD cards or fewer: it may go out at its next
+    # turn (R4.4), and the three held would then cost their points (R7.2) where laid they
+    # scored them. A hard bot held 9-9-9 back with an opponent down to no cards (R4.5),
+    # who went out at once: -27 where +27 was to be had (normal holds none back so).
+    seat = game.current
+    shortest = min(len(game.hands[s]) for s in SEATS if s != seat)
+    hoping = len(game.stock) >= len(SEATS) and shortest > SHORT_HOLD
     for move in full if hoping else ():
         if isinstance(move, NewMeld) and len(move.cards) == 3 and RANK[move.cards[0]] == RANK[move.cards[1]]:
             r = RANK[move.cards[0]]
