@@ -28,6 +28,7 @@ from rummy.engine.bots.expert import Search, WorldSampler, turn_plans
 from rummy.engine.bots.memory import PileMemory
 from rummy.engine.bots.playout import play_rest_of_turn
 from rummy.engine.positions import position
+from rummy.engine.scoring import DealResult, TeamScore
 from rummy.sim import play_game
 from tests.support import by_bots, play_until
 
@@ -212,6 +213,22 @@ def test_expert_lays_three_of_a_kind_when_another_seat_may_go_out_R4_4_R7_2(west
     assert ExpertBot(random.Random(1)).choose(view_for(game, 0)) == kings
     later = position([hands[0], "5c 7d 9h Qd", *hands[2:]], phase="meld")
     assert any(kings not in plan for plan in turn_plans(later))
+
+
+@pytest.mark.parametrize("lead", [300, -300])
+def test_expert_plays_a_decided_last_deal_for_its_points_R7_4_R8_1(lead: int) -> None:
+    """R8.1: in the last deal the search scores a playout by who wins the game; with a
+    lead no deal can overturn (either way) every playout scored alike, and a hard bot
+    drew from the stock with JK JK in hand and JK JK on the pile, where taking them is
+    four Jokers at once, 160 (R7.4, R4.1); the deal ended with the two in its hand
+    (-40). A decided game is still played for its points."""
+    hands = ["As Jk Jk2", "", "Qc Kc 5h", "7h 8c 9d 2s"]
+    game = position(hands, discard="Jk3 Jk4", deal=2)
+    ours, theirs = (lead, 0) if lead > 0 else (0, -lead)
+    scores = (TeamScore(ours, 0, 0, 0), TeamScore(theirs, 0, 0, 0))
+    game.results = [DealResult(1, "out", 1, ((), (), (), ()), scores)]
+    jokers = TakeDiscard(0, tuple(parse_cards("Jk Jk2 Jk3 Jk4")))
+    assert [ExpertBot(random.Random(seed)).choose(view_for(game, 0)) for seed in range(4)] == [jokers] * 4
 
 
 def test_worlds_agree_with_the_view_R9() -> None:
