@@ -28,6 +28,7 @@ from rummy.engine.bots.expert import Search, WorldSampler, turn_plans
 from rummy.engine.bots.memory import PileMemory
 from rummy.engine.bots.playout import play_rest_of_turn
 from rummy.engine.positions import position
+from rummy.engine.scoring import DealResult, TeamScore
 from rummy.sim import play_game
 from tests.support import by_bots, play_until
 
@@ -162,7 +163,10 @@ def test_turn_plans_are_legal_sequences_R4_2_R4_3() -> None:
     discard (R4.3), or no discard when it empties the hand (R4.4); holding back three
     of a kind for the fourth (R7.4) is one of the plans."""
     game = position(
-        ["Kc Kd Kh 5h 6h 7h 2s 9d", "", "", ""], melds=[("8c 9c 10c", 1)], phase="meld", stock="Ks 3d"
+        ["Kc Kd Kh 5h 6h 7h 2s 9d", "2c 3c 4c 5c", "2d 4d 5d 6d", "3h 4h 8h 9h"],
+        melds=[("8c 9c 10c", 1)],
+        phase="meld",
+        stock="Ks 3d",
     )
     plans = turn_plans(game)
     assert plans
@@ -193,6 +197,38 @@ def test_expert_lays_three_jokers_when_no_draw_is_left_for_the_fourth_R6_1_R6_2_
     assert ExpertBot(random.Random(1)).choose(view_for(game, 0)) == jokers
     later = position(hands, stock="2c 3c 4c 5c", rest_to="discard", phase="meld")
     assert any(jokers not in plan for plan in turn_plans(later))
+
+
+@pytest.mark.parametrize("west", ["", "5c", "5c 7d 9h"])
+def test_expert_lays_three_of_a_kind_when_another_seat_may_go_out_R4_4_R7_2(west: str) -> None:
+    """R4.4, R7.2: a seat with three cards or fewer (none: it discarded its last, R4.5)
+    may go out at its next turn, and three Kings held back for the fourth (R7.4) would
+    then cost 30 where laid they score 30. A hard bot held 9-9-9 back with an opponent
+    down to no cards, who went out at once. With West that short it lays them; with
+    West at four cards, holding them back is one of its plans."""
+    hands = ["Kc Kh Kd 3d 7s", west, "6c 6d 8h 8s 2c", "Ad 3h 9c 9d 5s"]
+    game = position(hands, phase="meld")
+    kings = NewMeld(tuple(parse_cards("Kc Kd Kh")))
+    assert all(plan[0] == kings for plan in turn_plans(game))
+    assert ExpertBot(random.Random(1)).choose(view_for(game, 0)) == kings
+    later = position([hands[0], "5c 7d 9h Qd", *hands[2:]], phase="meld")
+    assert any(kings not in plan for plan in turn_plans(later))
+
+
+@pytest.mark.parametrize("lead", [300, -300])
+def test_expert_plays_a_decided_last_deal_for_its_points_R7_4_R8_1(lead: int) -> None:
+    """R8.1: in the last deal the search scores a playout by who wins the game; with a
+    lead no deal can overturn (either way) every playout scored alike, and a hard bot
+    drew from the stock with JK JK in hand and JK JK on the pile, where taking them is
+    four Jokers at once, 160 (R7.4, R4.1); the deal ended with the two in its hand
+    (-40). A decided game is still played for its points."""
+    hands = ["As Jk Jk2", "", "Qc Kc 5h", "7h 8c 9d 2s"]
+    game = position(hands, discard="Jk3 Jk4", deal=2)
+    ours, theirs = (lead, 0) if lead > 0 else (0, -lead)
+    scores = (TeamScore(ours, 0, 0, 0), TeamScore(theirs, 0, 0, 0))
+    game.results = [DealResult(1, "out", 1, ((), (), (), ()), scores)]
+    jokers = TakeDiscard(0, tuple(parse_cards("Jk Jk2 Jk3 Jk4")))
+    assert [ExpertBot(random.Random(seed)).choose(view_for(game, 0)) for seed in range(4)] == [jokers] * 4
 
 
 def test_worlds_agree_with_the_view_R9() -> None:

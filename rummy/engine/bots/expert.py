@@ -20,8 +20,9 @@ same deal of the unseen cards, played out with the same randomness, so the actio
 are compared on the same luck.
 
 A playout is scored by the chance that the seat's team wins the game (R8): after
-the second deal by who won, after the first by the lead it leaves (a deal's score
-difference varies by about a hundred points between sensible teams).
+the second deal by who won (and a share by the deal's own score, so that a decided
+game is still played for its points), after the first by the lead it leaves (a deal's
+score difference varies by about a hundred points between sensible teams).
 
 The budget is a number of iterations (``iterations``), optionally cut short by
 ``seconds``; with no time limit the bot is deterministic for its seed and budget.
@@ -58,6 +59,13 @@ TAKES_KEPT = 5  # takes tried per draw, the best by the greedy count
 # After the first deal the lead is worth a win probability of about
 # 1 / (1 + exp(-lead / LEAD_SCALE)) (the second deal's difference has sd ~105).
 LEAD_SCALE = 62.0
+# Another seat holding this many cards or fewer may go out at its next turn: three of a
+# kind are then laid, not held back for the fourth (as the heuristic bot's rule).
+SHORT_HOLD = 3
+# In the last deal a playout scores by who wins the game (R8), and this share of it by
+# the deal's own score difference (as a first deal's lead is scored): a decided game
+# is still played for its points.
+POINTS_SHARE = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +173,13 @@ def turn_plans(game: Game) -> list[Action]:
     # deal that ends on passes leaves the three in its hand (R6.1, R6.2, R7.2): JK JK JK held
     # so cost 60 where laid they scored 60, and the search, whose playouts meld them
     # on the next turn, did not see it.
-    hoping = len(game.stock) >= len(SEATS)
+    # Nor while another seat holds SHORT_HOLD cards or fewer: it may go out at its next
+    # turn (R4.4), and the three held would then cost their points (R7.2) where laid they
+    # scored them. A hard bot held 9-9-9 back with an opponent down to no cards (R4.5),
+    # who went out at once: -27 where +27 was to be had (normal holds none back so).
+    seat = game.current
+    shortest = min(len(game.hands[s]) for s in SEATS if s != seat)
+    hoping = len(game.stock) >= len(SEATS) and shortest > SHORT_HOLD
     for move in full if hoping else ():
         if isinstance(move, NewMeld) and len(move.cards) == 3 and RANK[move.cards[0]] == RANK[move.cards[1]]:
             r = RANK[move.cards[0]]
@@ -230,6 +244,8 @@ class Search:
         self.iterations = 0
         self.root_deal = view.deal
         self.last_deal = view.deal >= DEALS
+        a, b = totals(view.results)
+        self.lead_before = a - b  # team 0's lead from the deals before this one
         self.world_seeds: list[int] = []  # the n-th world of every root action (_world_rng)
 
     def root_actions(self) -> list[Action]:
@@ -320,7 +336,13 @@ class Search:
             a, b = a + s0.total, b + s1.total
         lead = a - b
         if self.last_deal:
-            return 1.0 if lead > 0 else (0.5 if lead == 0 else 0.0)
+            won = 1.0 if lead > 0 else (0.5 if lead == 0 else 0.0)
+            # A share for the deal's own score difference: when the game is decided
+            # either way every playout wins (or loses) alike, and the search played
+            # anything (it drew with JK JK in hand and JK JK on the pile, 160 for four
+            # at once, R7.4, and ended the deal holding them: -40).
+            deal_lead = lead - self.lead_before
+            return (1.0 - POINTS_SHARE) * won + POINTS_SHARE / (1.0 + math.exp(-deal_lead / LEAD_SCALE))
         return 1.0 / (1.0 + math.exp(-lead / LEAD_SCALE))
 
 
