@@ -24,11 +24,23 @@ from rummy.protocol import (
     TableInfo,
     TableOptions,
 )
-from tests.client.conftest import screen_text
+from tests.client.conftest import screen_text, toast_text
 from tests.client.fakes import offline_app, say, table_info
 from tests.support import eventually
 
 SIZES = [(80, 24), (100, 32), (120, 40)]
+
+
+def panel_lines(app) -> list[str]:  # type: ignore[no-untyped-def]
+    """The lines of the panel below the list, left of the chat."""
+    lines = screen_text(app).splitlines()
+    border = next(i for i, line in enumerate(lines) if line.startswith("────"))
+    return [line.split("│")[0] for line in lines[border + 1 : -1]]  # (the keys last)
+
+
+def panel_words(app) -> str:  # type: ignore[no-untyped-def]
+    """The panel's words, one space between them (as read, whatever the lines)."""
+    return " ".join(" ".join(panel_lines(app)).split())
 WIDTHS = [column_widths(width)[3] for width, _ in SIZES]
 
 
@@ -104,9 +116,7 @@ async def test_the_chosen_tables_chairs_are_whole_on_their_lines(size: tuple[int
     async with app.run_test(size=size) as pilot:
         say(app, Lobby(tables=[long_named_table()]))
         await pilot.pause()
-        lines = screen_text(app).splitlines()
-        border = next(i for i, line in enumerate(lines) if line.startswith("────"))
-        panel = [line.split("│")[0] for line in lines[border + 1 : -1]]  # (the keys last)
+        panel = panel_lines(app)
         words = "\n".join(panel)
         for chair in (
             "1 Alexandrina-Konstantina!",
@@ -117,7 +127,7 @@ async def test_the_chosen_tables_chairs_are_whole_on_their_lines(size: tuple[int
             assert chair in words, (chair, words)
         assert not any(re.search(r"(^|, )\d\s*$", line.rstrip()) for line in panel), words
         # The hint under them, not pushed off the panel.
-        assert "s sits down, w watches, n creates one." in " ".join(words.split())
+        assert "s sits down, w watches, n creates one." in panel_words(app)
 
 
 async def test_ones_own_table_keeps_you_and_away_on_the_line() -> None:
@@ -234,3 +244,27 @@ def test_the_status_fits_its_column_with_the_people_watching(
     info = table_info(1, "T", status=status)
     info.spectators = spectators
     assert status_words(info, column_widths(80)[2]) == words
+
+
+async def test_the_creators_part_passing_to_a_player_is_said() -> None:
+    """The creator left a waiting table: the server gives their part to the next
+    player, who was not told (only the panel's last line and the keys changed), and the
+    others read "Waiting for the creator to start", with no creator there. Now the
+    new one is told, and the others read who it is."""
+    app, _ = offline_app()
+    async with app.run_test(notifications=True) as pilot:
+        say(app, Seated(id=1, table_id=7, chair=1, token="t"), CreateTable)
+        say(app, Table(table=table_info(7, "Mine", ("Ann", "Bob", "Cy", None), creator=0)))
+        await pilot.pause()
+        assert "Waiting for Ann to start. l leaves the table." in panel_words(app)
+        assert not toast_text(app)
+        say(app, Table(table=table_info(7, "Mine", (None, "Bob", "Cy", None), creator=1)))
+        await eventually(lambda: "the table is yours to run now" in toast_text(app), pause=pilot.pause)
+        assert "b seats a bot, g starts once" in screen_text(app)
+    app, _ = offline_app()
+    async with app.run_test(notifications=True) as pilot:  # creating a table says nothing
+        say(app, Seated(id=1, table_id=7, chair=0, token="t"), CreateTable)
+        say(app, Table(table=table_info(7, "Mine", ("Ann", None, None, None), creator=0)))
+        say(app, Table(table=table_info(7, "Mine", ("Ann", "Bob", None, None), creator=0)))
+        await pilot.pause()
+        assert "b seats a bot, g starts once" in screen_text(app) and not toast_text(app)

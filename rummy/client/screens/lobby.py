@@ -299,6 +299,8 @@ class LobbyScreen(Screen[None]):
         self.player_name = player_name
         self.address = address
         self._bots_asked: set[int] = set()  # chairs a bot was asked for, until the table changes
+        # One's table (None: none) and whether one ran it, when last shown (``show_mine``).
+        self._ran: tuple[int | None, bool] = (None, False)
         self.bot_level: BotLevel = "normal"  # the level last chosen: offered first next time
         self.notice = ""  # a warning that stays in view (another client plays as this player)
         self.title_line = Static(id="lobby-title")
@@ -401,7 +403,17 @@ class LobbyScreen(Screen[None]):
         self._follow_chair_question()
 
     def show_mine(self) -> None:
-        """One's own table changed (or one left it)."""
+        """One's own table changed (or one left it). The creator's part passed to this
+        player (the creator left a waiting table): said, as nothing else on screen changed
+        but a line of the panel and the keys."""
+        session = self.session
+        runs = (
+            session.table_id if session.table is not None else None,
+            session.seated and session.table is not None and session.table.creator == session.chair,
+        )
+        if runs[0] is not None and runs[1] and self._ran == (runs[0], False) and session.creator:
+            self.notify("The creator left: the table is yours to run now (b seats a bot, g starts the game).")
+        self._ran = runs
         self._bots_asked.clear()  # the table as it is now: no bot request is pending
         self.chat.set_placeholder(CHAT if self.session.at_table else NO_CHAT)
         self.show_tables()
@@ -501,7 +513,11 @@ class LobbyScreen(Screen[None]):
                 x = ", x removes one" if bots else ""
                 lines.append(Content(f"b seats a bot{x}, g starts once all four chairs are filled."))
             else:
-                lines.append(Content("Waiting for the creator to start. l leaves the table."))
+                # By name: the creator's part passes to another player when the creator
+                # leaves, and "the creator" left the others guessing who that is now.
+                creator = names.get(info.creator) if info.creator is not None else None
+                who = text.plain(_name(creator, self.ascii)) if creator else Content("the creator")
+                lines.append(Content.assemble("Waiting for ", who, " to start. l leaves the table."))
         else:
             lines.append(Content("The game is on: o opens the table."))
         return Content("\n").join(lines)
