@@ -41,6 +41,8 @@ def panel_lines(app) -> list[str]:  # type: ignore[no-untyped-def]
 def panel_words(app) -> str:  # type: ignore[no-untyped-def]
     """The panel's words, one space between them (as read, whatever the lines)."""
     return " ".join(" ".join(panel_lines(app)).split())
+
+
 WIDTHS = [column_widths(width)[3] for width, _ in SIZES]
 
 
@@ -268,3 +270,31 @@ async def test_the_creators_part_passing_to_a_player_is_said() -> None:
         say(app, Table(table=table_info(7, "Mine", ("Ann", "Bob", None, None), creator=0)))
         await pilot.pause()
         assert "b seats a bot, g starts once" in screen_text(app) and not toast_text(app)
+
+
+async def test_the_help_says_what_plus_n_means_in_the_players_column() -> None:
+    """'Bob +2' in the Players column, next to 'waiting +2' (two watching) in Status:
+    the lobby's help says which is which."""
+    app, _ = offline_app()
+    async with app.run_test() as pilot:
+        say(app, Lobby(tables=[]))
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await eventually(lambda: "Keys in the lobby" in screen_text(app), pause=pilot.pause)
+        words = " ".join(screen_text(app).replace("█", " ").split())
+        assert "'Bob +2, 1 free': Bob, two more and a free chair" in words
+
+
+async def test_the_panel_is_laid_out_anew_when_the_terminal_is_resized() -> None:
+    """Made for 120 columns, then the terminal narrowed to 80: the chairs are packed
+    for the new width, each still whole on a line."""
+    app, _ = offline_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        say(app, Lobby(tables=[long_named_table()]))
+        await pilot.pause()
+        assert any("(away), 3 free, 4 Kian (bot)" in line for line in panel_lines(app))
+        await pilot.resize_terminal(80, 24)
+        await eventually(
+            lambda: any(line.strip() == "3 free, 4 Kian (bot)" for line in panel_lines(app)),
+            pause=pilot.pause,
+        )

@@ -788,7 +788,11 @@ class LobbyScreen(Screen[None]):
         from .help import HelpScreen  # the rule book is read only when asked for
 
         keys = [
-            ("up / down", "choose a table"),
+            (
+                "up / down",
+                "choose a table: below the list, its chairs in full (short of room the list"
+                " says 'Bob +2, 1 free': Bob, two more and a free chair)",
+            ),
             ("enter", "sit at the table (watch it if it is playing or full)"),
             ("n", "create a table: name, partners, turn timer, on drop"),
             (

@@ -25,11 +25,6 @@ class FittedPanel(Widget):
     def rebuild(self) -> None:
         self.refresh()
 
-    @property
-    def content(self) -> Content:
-        """What it shows now."""
-        return self.render()
-
 
 def pack(units: Sequence[Content], width: int, sep: str = ", ") -> list[Content]:
     """``units`` (a chair and its player, each never broken) in as few lines of at most
