@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rummy.client.screens.lobby import chairs_text, column_widths, status_words
+from rummy.client.screens.lobby import chairs_text, column_widths, status_words, table_name_cell
 from rummy.client.screens.modals import ChooseScreen
 from rummy.protocol import (
     NAME_LIMIT,
@@ -276,13 +276,13 @@ async def test_the_help_says_what_plus_n_means_in_the_players_column() -> None:
     """'Bob +2' in the Players column, next to 'waiting +2' (two watching) in Status:
     the lobby's help says which is which."""
     app, _ = offline_app()
-    async with app.run_test() as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:  # (all the keys in view)
         say(app, Lobby(tables=[]))
         await pilot.pause()
         await pilot.press("question_mark")
         await eventually(lambda: "Keys in the lobby" in screen_text(app), pause=pilot.pause)
         words = " ".join(screen_text(app).replace("█", " ").split())
-        assert "'Bob +2, 1 free': Bob, two more and a free chair" in words
+        assert "the list says 'Bob +2, 1 free':" in words and "Bob, two more and a free chair" in words
 
 
 async def test_the_panel_is_laid_out_anew_when_the_terminal_is_resized() -> None:
@@ -298,3 +298,21 @@ async def test_the_panel_is_laid_out_anew_when_the_terminal_is_resized() -> None
             lambda: any(line.strip() == "3 free, 4 Kian (bot)" for line in panel_lines(app)),
             pause=pilot.pause,
         )
+
+
+@pytest.mark.parametrize("ascii", [False, True])
+def test_a_cut_table_name_keeps_its_number(ascii: bool) -> None:
+    """One player's tables, "Alexandrina-Konstantina!'s table" and "... table 2", read
+    the same at 80 columns ("Alexandrina-Kons…"): the number a default name ends in
+    stays when the name is cut."""
+    width = column_widths(80)[1]
+    ellipsis = "..." if ascii else "…"
+    assert table_name_cell("Alexandrina-Konstantina!'s table 2", width, ascii) == (
+        "Alexandrina-Ko… 2" if not ascii else "Alexandrina-... 2"
+    )
+    assert len(table_name_cell("Alexandrina-Konstantina!'s table 12", width, ascii)) == width
+    assert table_name_cell("Alexandrina-Konstantina!'s table 12", width, ascii).endswith(f"{ellipsis} 12")
+    assert table_name_cell("Friday night 2", width, ascii) == "Friday night 2"  # whole: as it is
+    assert table_name_cell("Alexandrina-Konstantina!'s table", width, ascii) == (
+        "Alexandrina-Konstantina!'s table"  # no number: the grid cuts it as before
+    )

@@ -7,6 +7,7 @@ there itself: what the player asks for goes to the app as a message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -190,6 +191,17 @@ def fit_name(name: str, width: int, ascii: bool) -> str:
         return name
     ellipsis = "..." if ascii else "…"
     return text.cut(name, max(0, width - len(ellipsis))) + ellipsis
+
+
+def table_name_cell(name: str, width: int, ascii: bool) -> str:
+    """A table's name for the list's column ``width`` wide: cut before the number it
+    ends in, if any, which stays ("Alexandrina-Ko… 2"): the default names of one
+    player's tables differ only there, and two rows read "Alexandrina-Kons…"."""
+    number = re.search(r" \d+$", name)
+    if Text(name).cell_len <= width or number is None or len(number.group()) > width // 2:
+        return name
+    head = name[: number.start()]
+    return fit_name(head, width - len(number.group()), ascii) + number.group()
 
 
 def _chairs_text(info: TableInfo, ascii: bool, away: str) -> Text:
@@ -383,14 +395,12 @@ class LobbyScreen(Screen[None]):
             info = session.tables[table_id]
             mine = session.table_id == table_id and session.at_table
             status = status_words(info, self._widths[2])
-            name = text.clean(info.name, 40)
+            name = table_name_cell(
+                _name(info.name, self.ascii, TABLE_NAME_LIMIT), self._widths[1], self.ascii
+            )
             grid.add_row(
                 Text(str(table_id), "bold" if mine else ""),
-                text.fit_cell(
-                    Text(text.to_ascii(name) if self.ascii else name, "bold" if mine else ""),
-                    self._widths[1],
-                    self.ascii,
-                ),
+                text.fit_cell(Text(name, "bold" if mine else ""), self._widths[1], self.ascii),
                 Text(status),
                 text.fit_cell(chairs_text(info, self.ascii, self._widths[3]), self._widths[3], self.ascii),
                 Text(options_short(info, self._widths[4]), "dim"),
@@ -788,11 +798,7 @@ class LobbyScreen(Screen[None]):
         from .help import HelpScreen  # the rule book is read only when asked for
 
         keys = [
-            (
-                "up / down",
-                "choose a table: below the list, its chairs in full (short of room the list"
-                " says 'Bob +2, 1 free': Bob, two more and a free chair)",
-            ),
+            ("up / down", "choose a table"),
             ("enter", "sit at the table (watch it if it is playing or full)"),
             ("n", "create a table: name, partners, turn timer, on drop"),
             (
@@ -810,5 +816,12 @@ class LobbyScreen(Screen[None]):
             ("ctrl+p", "command palette: every action by name"),
             ("?", "this help: keys, how to play, the rule book"),
             ("q", "quit (in a chair, asks first: the chair is kept for you)"),
+            # Not a key: what the list's "+N" means in its Players column (last, as the
+            # keys at 80x24 fill the help's first page).
+            (
+                "Players",
+                "short of room, the list says 'Bob +2, 1 free': Bob, two more and a free"
+                " chair (the panel below it names every chair)",
+            ),
         ]
         self.app.push_screen(HelpScreen("Keys in the lobby", [("Lobby", keys)], self.ascii))
