@@ -316,3 +316,21 @@ def test_a_cut_table_name_keeps_its_number(ascii: bool) -> None:
     assert table_name_cell("Alexandrina-Konstantina!'s table", width, ascii) == (
         "Alexandrina-Konstantina!'s table"  # no number: the grid cuts it as before
     )
+
+
+async def test_a_notice_above_the_chosen_table_leaves_its_chairs_in_view() -> None:
+    """A notice (another client plays as this player) over the chosen table at 80x24:
+    the panel's own lines give way (the blank line, the hint, the options), not its
+    chairs, and none is cut in the middle."""
+    app, _ = offline_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        say(app, Lobby(tables=[long_named_table()]))
+        await pilot.pause()
+        assert app.lobby is not None
+        notice = "Another rummy-client here already plays as Ann on this server."  # 2 lines
+        app.lobby.set_notice(notice)
+        await pilot.pause()
+        words = panel_words(app)
+        assert words.startswith(f"{notice} Table Friday night") and "3 free, 4 Kian (bot)" in words
+        # The options whole or not at all (they were cut after their first line).
+        assert ("partners drawn (R2.2)" in words) == ("a bot plays for a player away 2 min" in words)

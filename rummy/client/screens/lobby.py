@@ -260,8 +260,8 @@ def chairs_words(info: TableInfo, ascii: bool = False, width: int | None = None)
 
 
 def _chair_options(info: TableInfo, free: list[int]) -> tuple[list[tuple[str, int]], list[int]]:
-    """ "Sit in which chair?"'s options for the ``free`` chairs of ``info``, and their
-    numbers: each chair its own, so 4 is chair 4 whichever chairs are free."""
+    """The options of "Sit in which chair?" for the ``free`` chairs of ``info``, and
+    their numbers: each chair its own, so 4 is chair 4 whichever chairs are free."""
     seated = info.options.seating == "chosen"
     options = [(f"Chair {c + 1}" + (f" ({SEAT_NAMES[c]})" if seated else ""), c) for c in free]
     return options, [c + 1 for c in free]
@@ -444,10 +444,12 @@ class LobbyScreen(Screen[None]):
 
     def _mine_content(self, width: int, height: int) -> Content:
         """The panel below the list, for its size: the chosen table, or one's own."""
-        content = self._table_content(width, height)
-        if self.notice:
-            return Content.assemble(Content.styled(self.notice, "bold $warning"), "\n\n", content)
-        return content
+        if not self.notice:
+            return self._table_content(width, height)
+        notice = Content.styled(self.notice, "bold $warning")
+        # The table's part has the lines the notice and a blank line leave it.
+        content = self._table_content(width, max(1, height - len(notice.wrap(width)) - 1))
+        return Content.assemble(notice, "\n\n", content)
 
     def _table_content(self, width: int, height: int) -> Content:
         session = self.session
@@ -477,9 +479,10 @@ class LobbyScreen(Screen[None]):
             parts = [title.wrap(width), chairs, options, [Content("")], hints]
             # Long names at 80x24 took the lines of the hint under them ("Pick a table
             # (arrow keys): s sits" and no more): as the panel fills, the blank line goes,
-            # then the hint (the line of keys says the same) or, for a held chair, the
-            # options (which the player chose when they sat there).
-            for drop in (3, 2 if chosen.table_id == session.held else 4):
+            # then the hint (the line of keys says the same), then the options; for a held
+            # chair the options before the hint (they were chosen when the player sat).
+            held = chosen.table_id == session.held
+            for drop in (3, 2, 4) if held else (3, 4, 2):
                 if sum(map(len, parts)) > height:
                     parts[drop] = []
             return Content("\n").join(line for part in parts for line in part)
@@ -674,7 +677,7 @@ class LobbyScreen(Screen[None]):
         latest = self.session.tables.get(table_id)
         free: list[int] = []
         if latest is not None and latest.status == "waiting":
-            if taken is not None and latest.chairs[taken].name is not None:
+            if any(c.chair == taken and c.name is not None for c in latest.chairs):
                 # The chair lost in a race shows as taken now: freed again later, it is
                 # offered as any other.
                 taken = None
