@@ -239,7 +239,8 @@ async def test_at_80x24_the_chosen_tables_hint_is_not_cut_off() -> None:
         await pilot.pause()
         text = " ".join(line.split("│")[0].strip() for line in screen_text(app).splitlines())
         assert "Dara (normal bot)" in text  # the chairs, as a person sees them
-        assert "Pick a table (arrow keys): s sits down, w watches, n creates one." in text
+        # (A table in play: watching is offered, not sitting.)
+        assert "Pick a table (arrow keys): w (or enter) watches, n creates one." in text
 
 
 @pytest.mark.parametrize(

@@ -334,3 +334,19 @@ async def test_a_notice_above_the_chosen_table_leaves_its_chairs_in_view() -> No
         assert words.startswith(f"{notice} Table Friday night") and "3 free, 4 Kian (bot)" in words
         # The options whole or not at all (they were cut after their first line).
         assert ("partners drawn (R2.2)" in words) == ("a bot plays for a player away 2 min" in words)
+
+
+async def test_the_hint_under_a_table_in_play_offers_watching_not_sitting() -> None:
+    """The hint under a chosen table said "s sits down" for a table in play, where s
+    only says the table is playing."""
+    app, _ = offline_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        playing = table_info(1, "On", ("Ann", "Bob", "Cy", "Di"), "playing", creator=None)
+        say(app, Lobby(tables=[playing, table_info(2, "Open", ("Eve", None, None, None))]))
+        await pilot.pause()
+        assert "w (or enter) watches, n creates one." in panel_words(app)
+        assert "s sits down" not in panel_words(app)
+        await pilot.press("down")
+        await eventually(
+            lambda: "s sits down, w watches, n creates one." in panel_words(app), pause=pilot.pause
+        )

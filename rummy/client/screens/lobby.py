@@ -465,6 +465,9 @@ class LobbyScreen(Screen[None]):
                 return hint
             if chosen.table_id == session.held:
                 hint = Content.styled("Your chair here is held for you: s (or enter) takes it back.", "bold")
+            elif chosen.status != "waiting" or all(c.name is not None for c in chosen.chairs):
+                # No chair to sit in (s says so, and enter watches): not "s sits down".
+                hint = Content("Pick a table (arrow keys): w (or enter) watches, n creates one.")
             words = options_words(chosen)
             # The list's "+2" after the status, in words.
             watching = f"  {chosen.spectators} watching" if chosen.spectators else ""
