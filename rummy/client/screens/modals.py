@@ -55,6 +55,11 @@ class ConfirmScreen(Dialog[bool]):
         self.dismiss(event.button.id == "yes")
 
 
+CHOOSE_KEYS = "enter chooses, escape cancels"
+# With nothing highlighted (the option it was on went: ``follow``), enter does nothing.
+CHOOSE_KEYS_UNHIGHLIGHTED = "a number, or up/down then enter, chooses; escape cancels"
+
+
 class ChooseScreen(Dialog[T | None], Generic[T]):
     """Pick one of several options (up/down and enter, a number key, or the mouse);
     escape picks none. The options are numbered 1, 2, 3... unless ``numbers`` gives
@@ -92,7 +97,7 @@ class ChooseScreen(Dialog[T | None], Generic[T]):
         with Vertical(classes="dialog"):
             yield Static(Content(self.title_text), classes="question")
             yield self.choices
-            yield Static(Content("enter chooses, escape cancels"), classes="dim")
+            yield Static(Content(CHOOSE_KEYS), classes="dim")
 
     def on_mount(self) -> None:
         self.choices.highlighted = self.highlight
@@ -100,6 +105,11 @@ class ChooseScreen(Dialog[T | None], Generic[T]):
     def on_screen_resume(self) -> None:
         if not self.options:  # every option went while a screen was over this one
             self.dismiss(None)
+
+    @on(OptionList.OptionHighlighted)
+    def _highlighted(self) -> None:
+        if self.is_mounted:
+            self.query_one(".dim", Static).update(Content(CHOOSE_KEYS))
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
@@ -148,6 +158,8 @@ class ChooseScreen(Dialog[T | None], Generic[T]):
             self.choices.highlighted = values.index(was)
         else:
             self.choices.highlighted = None
+            if self.is_mounted:
+                self.query_one(".dim", Static).update(Content(CHOOSE_KEYS_UNHIGHLIGHTED))
         return was is not None and was not in values
 
     def set_title(self, title: str) -> None:
