@@ -421,7 +421,7 @@ async def test_sit_in_a_chosen_chair_or_watch() -> None:
         # until the player moves (it would have sat them in chair 4 unasked).
         assert "2. Chair 2" not in screen_text(app) and "4. Chair 4" in screen_text(app)
         assert "Chair 2 was taken meanwhile" in screen_text(app) and chooser.choices.highlighted is None
-        assert "a number, or up/down then enter, chooses" in screen_text(app)
+        assert "a number or up/down and enter; escape cancels" in screen_text(app)
         await pilot.press("enter")
         assert app.screen is chooser
         await pilot.press("down")  # on chair 4: enter would take it

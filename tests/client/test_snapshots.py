@@ -119,6 +119,21 @@ def test_lobby_chair_freed_while_asked(snap_compare) -> None:  # type: ignore[no
     assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
 
 
+def test_lobby_highlighted_chair_taken_while_asked(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """"Sit in which chair?" open on chair 3, which someone takes: nothing highlighted,
+    and the question and its line of keys say so."""
+    app, _ = offline_app()
+
+    async def setup(pilot: Pilot[None]) -> None:
+        say(app, Lobby(tables=[table_info(4, "Open", ("Bob", "Eve", None, None), creator=0)]))
+        await pilot.pause()
+        await pilot.press("s")
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Fay", None), creator=0)))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_table_your_turn_to_draw(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(TableHarness(), terminal_size=size)

@@ -57,7 +57,7 @@ class ConfirmScreen(Dialog[bool]):
 
 CHOOSE_KEYS = "enter chooses, escape cancels"
 # With nothing highlighted (the option it was on went: ``follow``), enter does nothing.
-CHOOSE_KEYS_UNHIGHLIGHTED = "a number, or up/down then enter, chooses; escape cancels"
+CHOOSE_KEYS_UNHIGHLIGHTED = "a number or up/down and enter; escape cancels"
 
 
 class ChooseScreen(Dialog[T | None], Generic[T]):
