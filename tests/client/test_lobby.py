@@ -350,3 +350,15 @@ async def test_the_hint_under_a_table_in_play_offers_watching_not_sitting() -> N
         await eventually(
             lambda: "s sits down, w watches, n creates one." in panel_words(app), pause=pilot.pause
         )
+
+
+async def test_the_chosen_tables_name_takes_one_line_where_it_can() -> None:
+    """At 80 columns "Table Alexandrina-Konstantina!'s table 2" left its "2" alone on
+    the next line (and pushed the hint off the panel): the name goes without "Table"."""
+    app, _ = offline_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        name = "Alexandrina-Konstantina!'s table 2"
+        say(app, Lobby(tables=[table_info(2, name, ("Fay", None, None, None))]))
+        await pilot.pause()
+        assert panel_lines(app)[0].strip() == name
+        assert "s sits down, w watches, n creates one." in panel_words(app)

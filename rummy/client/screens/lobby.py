@@ -471,11 +471,13 @@ class LobbyScreen(Screen[None]):
             words = options_words(chosen)
             # The list's "+2" after the status, in words.
             watching = f"  {chosen.spectators} watching" if chosen.spectators else ""
-            title = Content.assemble(
-                ("Table ", "bold"),
-                text.plain(_name(chosen.name, self.ascii, TABLE_NAME_LIMIT), "bold", 40),
-                (watching, "dim"),
-            )
+            table_name = text.plain(_name(chosen.name, self.ascii, TABLE_NAME_LIMIT), "bold", 40)
+            title = Content.assemble(("Table ", "bold"), table_name, (watching, "dim"))
+            if title.cell_length > width:
+                # On one line without its first word where that fits: at 80 columns
+                # "Table Alexandrina-Konstantina!'s table" left its "2" alone on a line.
+                bare = Content.assemble(table_name, (watching, "dim"))
+                title = min((title, bare), key=lambda t: len(t.wrap(width)))  # "Table" if a tie
             chairs = chairs_words(chosen, self.ascii, width).split("\n")
             options = Content.styled(text.to_ascii(words) if self.ascii else words, "dim").wrap(width)
             hints = hint.wrap(width)
