@@ -87,7 +87,9 @@ async def test_the_lobby_lists_tables_and_follows_changes() -> None:
         say(app, LobbyGone(table_id=2))
         await pilot.pause()
         rows = lobby_rows(app)
-        assert len(rows) == 1 and "Bob, Cy, 1 bot, 1 free" in rows[0]
+        # At 80 columns "Bob, Cy, 1 bot, 1 free" was cut to "Bob, Cy, 1 bot, 1 f…": the
+        # bot is counted with the other taken chairs instead (``chairs_text``).
+        assert len(rows) == 1 and "Bob, Cy +1, 1 free" in rows[0]
 
 
 async def test_markup_and_escape_codes_from_players_do_nothing() -> None:
@@ -237,7 +239,8 @@ async def test_at_80x24_the_chosen_tables_hint_is_not_cut_off() -> None:
         await pilot.pause()
         text = " ".join(line.split("│")[0].strip() for line in screen_text(app).splitlines())
         assert "Dara (normal bot)" in text  # the chairs, as a person sees them
-        assert "Pick a table (arrow keys): s sits down, w watches, n creates one." in text
+        # (A table in play: watching is offered, not sitting.)
+        assert "Pick a table (arrow keys): w (or enter) watches, n creates one." in text
 
 
 @pytest.mark.parametrize(
@@ -414,7 +417,16 @@ async def test_sit_in_a_chosen_chair_or_watch() -> None:
         await pilot.pause()
         chooser = app.screen
         assert isinstance(chooser, ChooseScreen) and [label for label, _ in chooser.options] == ["Chair 4"]
-        assert "Chair 2" not in screen_text(app) and "4. Chair 4" in screen_text(app)
+        # Chair 2, highlighted, was taken: the question says so, and enter picks nothing
+        # until the player moves (it would have sat them in chair 4 unasked).
+        assert "2. Chair 2" not in screen_text(app) and "4. Chair 4" in screen_text(app)
+        assert "Chair 2 was taken meanwhile" in screen_text(app) and chooser.choices.highlighted is None
+        assert "a number or up/down and enter; escape cancels" in screen_text(app)
+        await pilot.press("enter")
+        assert app.screen is chooser
+        await pilot.press("down")  # on chair 4: enter would take it
+        await eventually(lambda: "enter chooses, escape cancels" in screen_text(app), pause=pilot.pause)
+        assert chooser.choices.highlighted == 0
         await pilot.press("1", "2", "3")  # no such chairs free: still asking
         assert isinstance(app.screen, ChooseScreen)
         assert not any(isinstance(m, Sit) for m in sent.sent)

@@ -74,11 +74,12 @@ async def test_the_lobby_and_the_new_table_form_are_plain_ascii() -> None:
     app, _ = offline_app(ascii=True)
     async with app.run_test(size=(80, 24)) as pilot:
         # Longer than the list's columns at 80: cut with "..." (the grid's own ellipsis
-        # is a "…").
-        names = ("Anahita", "Bobby Tables", "Cyrus", "Dee")
+        # is a "…"), a table's name before the number it ends in, a player's with the
+        # counts after it whole.
+        names = ("Anahita Bobby Tables", "Cyrus", "Dee", None)
         say(app, Lobby(tables=[table_info(1, "Anahita's table 12", names, creator=0)]))
         await pilot.pause()
-        assert "Anahita's tabl..." in screen_text(app) and "Anahita, Bobby T..." in screen_text(app)
+        assert "Anahita's t... 12" in screen_text(app) and "Anahi... +2, 1 free" in screen_text(app)
         assert not_ascii(screen_text(app)) == set()
     app, _ = offline_app(ascii=True)
     async with app.run_test(size=(80, 24)) as pilot:

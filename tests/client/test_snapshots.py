@@ -18,7 +18,7 @@ from textual.pilot import Pilot
 from rummy.client.model import TurnTimer
 from rummy.engine import DealResult, Game, TeamScore
 from rummy.engine.positions import position
-from rummy.protocol import ChatLine, CreateTable, Lobby, Seated, Table, TableOptions
+from rummy.protocol import ChatLine, CreateTable, Lobby, LobbyTable, Seated, Table, TableOptions
 from tests.client.fakes import offline_app, say, table_info
 from tests.client.harness import LobbyHarness, TableHarness
 from tests.client.test_table import meld_position
@@ -69,6 +69,68 @@ def test_lobby(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-
 
 def test_lobby_ascii(snap_compare) -> None:  # type: ignore[no-untyped-def]
     app, setup = lobby_app(ascii=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
+
+
+def long_names_app():  # type: ignore[no-untyped-def]
+    """Names at the server's limit (24 characters), players away, bots, people watching:
+    the Players cell said shorter, whole, and the chosen table's chairs each whole."""
+    app, _ = offline_app()
+
+    async def setup(pilot: Pilot[None]) -> None:
+        long = table_info(
+            1,
+            "Friday night",
+            ("Alexandrina-Konstantina!", "Bartholomew Kingsley III", None, "Kian"),
+            creator=0,
+            bots=(3,),
+            levels={3: "hard"},
+        )
+        long.chairs[1].present = False
+        mixed = table_info(2, "Quick game", ("Bob", "Di", "Ana", None), creator=0)
+        mixed.chairs[2].present = False
+        mixed.spectators = 2
+        over = table_info(3, "Last night's", ("Eve", "Dara", "Mina", "Kian"), "finished", bots=(1, 2))
+        over.spectators = 1
+        say(app, Lobby(tables=[long, mixed, over]))
+        await pilot.pause()
+
+    return app, setup
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_lobby_long_names(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    app, setup = long_names_app()
+    assert snap_compare(app, terminal_size=size, run_before=setup)
+
+
+def test_lobby_chair_freed_while_asked(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """ "Sit in which chair?" open, chair 3 highlighted; then a player leaves chair 1 and
+    another sits in chair 4: chair 1 comes in under its own number, 4 goes."""
+    app, _ = offline_app()
+
+    async def setup(pilot: Pilot[None]) -> None:
+        say(app, Lobby(tables=[table_info(4, "Open", ("Bob", "Eve", None, None), creator=0)]))
+        await pilot.pause()
+        await pilot.press("s")
+        say(app, LobbyTable(table=table_info(4, "Open", (None, "Eve", None, "Fay"), creator=0)))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
+
+
+def test_lobby_highlighted_chair_taken_while_asked(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """"Sit in which chair?" open on chair 3, which someone takes: nothing highlighted,
+    and the question and its line of keys say so."""
+    app, _ = offline_app()
+
+    async def setup(pilot: Pilot[None]) -> None:
+        say(app, Lobby(tables=[table_info(4, "Open", ("Bob", "Eve", None, None), creator=0)]))
+        await pilot.pause()
+        await pilot.press("s")
+        say(app, LobbyTable(table=table_info(4, "Open", ("Bob", "Eve", "Fay", None), creator=0)))
+        await pilot.pause()
+
     assert snap_compare(app, terminal_size=(80, 24), run_before=setup)
 
 

@@ -7,6 +7,7 @@ there itself: what the player asks for goes to the app as a message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -42,11 +43,15 @@ from ..names import chair_names
 from ..session import Session
 from ..widgets.feed import Feed
 from ..widgets.keys import KeyBar
+from ..widgets.lobby.panel import FittedPanel, pack
 from ..widgets.status import ConnectionBanner
 from .modals import ChooseScreen, ConfirmScreen
 from .new_table import NewTableScreen
 
 STATUS_WORDS = {"waiting": "waiting", "playing": "playing", "finished": "game over"}
+# The same, shorter, where the people watching do not fit after the word in the column
+# (10 columns: "game over +1" was cut to "game ove…").
+STATUS_SHORT = {"waiting": "waits", "playing": "plays", "finished": "over"}
 NO_CHAT = "Sit at or watch a table to chat with the people there."
 CHAT = "Chat with the people at your table: c, then type (enter sends)."
 
@@ -64,6 +69,18 @@ def options_short(info: TableInfo, width: int = 26) -> str:
         return words
     timer = f"{o.turn_seconds}s, " if o.turn_seconds else ""
     return f"{'drawn' if o.seating == 'draw' else 'seated'}, {timer}{drop}"
+
+
+def status_words(info: TableInfo, width: int) -> str:
+    """The table's status, with '+N' after it while N people watch: 'playing +2', or in
+    a shorter word where that does not fit ``width``, 'over +2'."""
+    if not info.spectators:
+        return STATUS_WORDS.get(info.status, info.status)
+    for words in (STATUS_WORDS, STATUS_SHORT):
+        status = f"{words.get(info.status, info.status)} +{info.spectators}"
+        if len(status) <= width:
+            break
+    return status
 
 
 def options_words(info: TableInfo) -> str:
@@ -100,15 +117,91 @@ def _name(name: str, ascii: bool, limit: int = NAME_LIMIT) -> str:
 
 def chairs_text(info: TableInfo, ascii: bool = False, width: int | None = None) -> Text:
     """Who is at the table, short, for the list: the people (the away ones dim), then how
-    many bots and free chairs: 'Bob, Cy, 1 bot, 1 free'. Within ``width``, the away
-    players are said shorter if need be: 'Cy, 2 away (Bob, Ana), 1 free', then counted as
-    the bots are, 'Cy, 2 away, 1 free' (at 80 columns 'Bob (away), Ana (a…' was cut; the
-    panel below the list names every chair in full). A Rich ``Text`` built piece by
+    many bots and free chairs: 'Bob, Cy, 1 bot, 1 free'. Within ``width`` it is said
+    shorter, a step at a time, until it fits; each step whole words:
+
+    - the away players after their count, 'Cy, 2 away (Bob, Ana), 1 free';
+    - counted only, as bots are: 'Cy, 2 away, 1 free';
+    - the first players present by name, as many as fit, every other taken chair as
+      '+N': 'Bob, Di +1, 1 free' (at 80 columns 'Bob, Di, 1 away, 1…' was cut);
+    - the first name cut, the counts after it whole: 'Alexandr… +3, 1 free' (a name
+      may have 24 characters, more than the column at 80);
+    - no names: '3 seated, 1 free', which fits any column the list has.
+
+    The panel below the list names every chair in full. A Rich ``Text`` built piece by
     piece: the grid measures it, and a name in it is never read as markup."""
-    forms = [_chairs_text(info, ascii, away) for away in ("each", "grouped", "counted")]
-    if width is None:
-        return forms[0]
-    return next((form for form in forms if form.cell_len <= width), forms[-1])
+    each = _chairs_text(info, ascii, "each")
+    if width is None or each.cell_len <= width:
+        return each
+    for away in ("grouped", "counted"):
+        shown = _chairs_text(info, ascii, away)
+        if shown.cell_len <= width:
+            return shown
+    named = _first_and_more(info, ascii, width)
+    return named if named is not None else _seated(info)
+
+
+# The fewest columns a name cut in the list keeps (its ellipsis included): fewer say
+# nothing ("Al…"), and the list says '3 seated' instead.
+MIN_CUT_NAME = 6
+
+
+def _first_and_more(info: TableInfo, ascii: bool, width: int | None = None) -> Text | None:
+    """The first players present by name, every other taken chair as '+N', the free ones
+    counted: 'Cy, Di +2, 1 free', with as many names as fit ``width`` (all of them
+    without it). Where not even the first name fits, it is cut (the rest whole): None if
+    there is nobody present to name, or no room for a name worth showing."""
+    present = [c for c in info.chairs if c.name is not None and not c.bot and c.present]
+    if not present:
+        return None
+    taken = sum(1 for c in info.chairs if c.name is not None)
+    free = len(info.chairs) - taken
+    names = chair_names(info)
+    shown = [_name(names[c.chair], ascii) for c in present]
+    for count in range(len(shown), 0, -1):
+        out = Text(no_wrap=True, overflow="ellipsis")
+        out.append(", ".join(shown[:count]))
+        if taken > count:
+            out.append(f" +{taken - count}", "dim")
+        if free:
+            out.append(", ")
+            out.append(f"{free} free", "dim")
+        if width is None or out.cell_len <= width:
+            return out
+    # Not even the first name fits: cut it, the counts after it whole.
+    assert width is not None
+    room = width - (out.cell_len - Text(shown[0]).cell_len)
+    if room < MIN_CUT_NAME:
+        return None
+    return Text(fit_name(shown[0], room, ascii)) + out[len(shown[0]) :]
+
+
+def _seated(info: TableInfo) -> Text:
+    """Only how many chairs are taken and free: '3 seated, 1 free' (16 columns at most)."""
+    taken = sum(1 for c in info.chairs if c.name is not None)
+    free = len(info.chairs) - taken
+    words = [f"{n} {what}" for n, what in ((taken, "seated"), (free, "free")) if n]
+    return Text(", ".join(words), "dim", no_wrap=True, overflow="ellipsis")
+
+
+def fit_name(name: str, width: int, ascii: bool) -> str:
+    """A name as shown, cut to ``width`` columns if need be: its last word's letters
+    before the ellipsis ("Bartholomew Kingsley…", not "Bartholomew Kingsley …")."""
+    if Text(name).cell_len <= width:
+        return name
+    ellipsis = "..." if ascii else "…"
+    return text.cut(name, max(0, width - len(ellipsis))) + ellipsis
+
+
+def table_name_cell(name: str, width: int, ascii: bool) -> str:
+    """A table's name for the list's column ``width`` wide: cut before the number it
+    ends in, if any, which stays ("Alexandrina-Ko… 2"): the default names of one
+    player's tables differ only there, and two rows read "Alexandrina-Kons…"."""
+    number = re.search(r" \d+$", name)
+    if Text(name).cell_len <= width or number is None or len(number.group()) > width // 2:
+        return name
+    head = name[: number.start()]
+    return fit_name(head, width - len(number.group()), ascii) + number.group()
 
 
 def _chairs_text(info: TableInfo, ascii: bool, away: str) -> Text:
@@ -139,23 +232,39 @@ def _chairs_text(info: TableInfo, ascii: bool, away: str) -> Text:
     return out
 
 
-def chairs_words(info: TableInfo, ascii: bool = False) -> Content:
-    """Every chair in full, for the chosen table: '1 Bob, 2 Dara (bot), 3 free, 4 Di'."""
-    parts: list[Content | str] = []
+def chairs_words(info: TableInfo, ascii: bool = False, width: int | None = None) -> Content:
+    """Every chair in full, for the chosen table: '1 Bob, 2 Dara (bot), 3 free, 4 Di'.
+    Within ``width``, in lines, each chair whole on one (at 80 columns "1" ended a line
+    and "Bob" began the next); a name too long for a line is cut, what follows it whole."""
     names = chair_names(info)
+    units: list[Content] = []
     for chair in info.chairs:
-        if parts:
-            parts.append(", ")
-        parts.append(f"{chair.chair + 1} ")
+        number = f"{chair.chair + 1} "
         if chair.name is None:
-            parts.append(Content.styled("free", "dim"))
-        else:
-            parts.append(text.plain(_name(names[chair.chair], ascii)))
-            if chair.bot:
-                parts.append(Content.styled(f" ({bot_word(chair)})", "dim"))
-            elif not chair.present:
-                parts.append(Content.styled(" (away)", "dim"))
-    return Content.assemble(*parts)
+            units.append(Content.assemble(number, Content.styled("free", "dim")))
+            continue
+        after = (
+            Content.styled(f" ({bot_word(chair)})", "dim")
+            if chair.bot
+            else Content.styled(" (away)", "dim")
+            if not chair.present
+            else Content("")
+        )
+        name = _name(names[chair.chair], ascii)
+        if width is not None:  # room for it with its number, what follows and a comma
+            name = fit_name(name, max(1, width - len(number) - after.cell_length - 1), ascii)
+        units.append(Content.assemble(number, text.plain(name), after))
+    if width is None:
+        return Content(", ").join(units)
+    return Content("\n").join(pack(units, width))
+
+
+def _chair_options(info: TableInfo, free: list[int]) -> tuple[list[tuple[str, int]], list[int]]:
+    """The options of "Sit in which chair?" for the ``free`` chairs of ``info``, and
+    their numbers: each chair its own, so 4 is chair 4 whichever chairs are free."""
+    seated = info.options.seating == "chosen"
+    options = [(f"Chair {c + 1}" + (f" ({SEAT_NAMES[c]})" if seated else ""), c) for c in free]
+    return options, [c + 1 for c in free]
 
 
 def column_widths(width: int) -> tuple[int, int, int, int, int]:
@@ -202,11 +311,13 @@ class LobbyScreen(Screen[None]):
         self.player_name = player_name
         self.address = address
         self._bots_asked: set[int] = set()  # chairs a bot was asked for, until the table changes
+        # One's table (None: none) and whether one ran it, when last shown (``show_mine``).
+        self._ran: tuple[int | None, bool] = (None, False)
         self.bot_level: BotLevel = "normal"  # the level last chosen: offered first next time
         self.notice = ""  # a warning that stays in view (another client plays as this player)
         self.title_line = Static(id="lobby-title")
         self.grid: DataTable[Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-        self.mine = Static(id="my-table")
+        self.mine = FittedPanel(self._mine_content, id="my-table")
         self.chat = Feed(NO_CHAT, id="lobby-chat")
         self.chat_input = Input(
             placeholder="Say something to your table", id="lobby-chat-input", compact=True
@@ -283,17 +394,13 @@ class LobbyScreen(Screen[None]):
         for table_id in sorted(session.tables):
             info = session.tables[table_id]
             mine = session.table_id == table_id and session.at_table
-            status = STATUS_WORDS.get(info.status, info.status)
-            if info.spectators:
-                status += f" +{info.spectators}"
-            name = text.clean(info.name, 40)
+            status = status_words(info, self._widths[2])
+            name = table_name_cell(
+                _name(info.name, self.ascii, TABLE_NAME_LIMIT), self._widths[1], self.ascii
+            )
             grid.add_row(
                 Text(str(table_id), "bold" if mine else ""),
-                text.fit_cell(
-                    Text(text.to_ascii(name) if self.ascii else name, "bold" if mine else ""),
-                    self._widths[1],
-                    self.ascii,
-                ),
+                text.fit_cell(Text(name, "bold" if mine else ""), self._widths[1], self.ascii),
                 Text(status),
                 text.fit_cell(chairs_text(info, self.ascii, self._widths[3]), self._widths[3], self.ascii),
                 Text(options_short(info, self._widths[4]), "dim"),
@@ -301,12 +408,22 @@ class LobbyScreen(Screen[None]):
             )
         if selected is not None and selected in session.tables:
             grid.move_cursor(row=sorted(session.tables).index(selected))
-        self.mine.update(self._mine_content())
+        self.mine.rebuild()
         self.keybar.follow()
         self._follow_chair_question()
 
     def show_mine(self) -> None:
-        """One's own table changed (or one left it)."""
+        """One's own table changed (or one left it). The creator's part passed to this
+        player (the creator left a waiting table): said, as nothing else on screen changed
+        but a line of the panel and the keys."""
+        session = self.session
+        runs = (
+            session.table_id if session.table is not None else None,
+            session.seated and session.table is not None and session.table.creator == session.chair,
+        )
+        if runs[0] is not None and runs[1] and self._ran == (runs[0], False) and session.creator:
+            self.notify("The creator left: the table is yours to run now (b seats a bot, g starts the game).")
+        self._ran = runs
         self._bots_asked.clear()  # the table as it is now: no bot request is pending
         self.chat.set_placeholder(CHAT if self.session.at_table else NO_CHAT)
         self.show_tables()
@@ -319,19 +436,22 @@ class LobbyScreen(Screen[None]):
 
     def set_notice(self, notice: str) -> None:
         self.notice = notice
-        self.mine.update(self._mine_content())
+        self.mine.rebuild()
 
     @on(DataTable.RowHighlighted, "#tables")
     def _row_highlighted(self) -> None:
-        self.mine.update(self._mine_content())
+        self.mine.rebuild()
 
-    def _mine_content(self) -> Content:
-        content = self._table_content()
-        if self.notice:
-            return Content.assemble(Content.styled(self.notice, "bold $warning"), "\n\n", content)
-        return content
+    def _mine_content(self, width: int, height: int) -> Content:
+        """The panel below the list, for its size: the chosen table, or one's own."""
+        if not self.notice:
+            return self._table_content(width, height)
+        notice = Content.styled(self.notice, "bold $warning")
+        # The table's part has the lines the notice and a blank line leave it.
+        content = self._table_content(width, max(1, height - len(notice.wrap(width)) - 1))
+        return Content.assemble(notice, "\n\n", content)
 
-    def _table_content(self) -> Content:
+    def _table_content(self, width: int, height: int) -> Content:
         session = self.session
         info = session.table
         if info is None:
@@ -345,20 +465,32 @@ class LobbyScreen(Screen[None]):
                 return hint
             if chosen.table_id == session.held:
                 hint = Content.styled("Your chair here is held for you: s (or enter) takes it back.", "bold")
+            elif chosen.status != "waiting" or all(c.name is not None for c in chosen.chairs):
+                # No chair to sit in (s says so, and enter watches): not "s sits down".
+                hint = Content("Pick a table (arrow keys): w (or enter) watches, n creates one.")
             words = options_words(chosen)
             # The list's "+2" after the status, in words.
             watching = f"  {chosen.spectators} watching" if chosen.spectators else ""
-            return Content.assemble(
-                ("Table ", "bold"),
-                text.plain(_name(chosen.name, self.ascii, TABLE_NAME_LIMIT), "bold", 40),
-                (watching, "dim"),
-                "\n",
-                chairs_words(chosen, self.ascii),
-                "\n",
-                (text.to_ascii(words) if self.ascii else words, "dim"),
-                "\n\n",
-                hint,
-            )
+            table_name = text.plain(_name(chosen.name, self.ascii, TABLE_NAME_LIMIT), "bold", 40)
+            title = Content.assemble(("Table ", "bold"), table_name, (watching, "dim"))
+            if title.cell_length > width:
+                # On one line without its first word where that fits: at 80 columns
+                # "Table Alexandrina-Konstantina!'s table" left its "2" alone on a line.
+                bare = Content.assemble(table_name, (watching, "dim"))
+                title = min((title, bare), key=lambda t: len(t.wrap(width)))  # "Table" if a tie
+            chairs = chairs_words(chosen, self.ascii, width).split("\n")
+            options = Content.styled(text.to_ascii(words) if self.ascii else words, "dim").wrap(width)
+            hints = hint.wrap(width)
+            parts = [title.wrap(width), chairs, options, [Content("")], hints]
+            # Long names at 80x24 took the lines of the hint under them ("Pick a table
+            # (arrow keys): s sits" and no more): as the panel fills, the blank line goes,
+            # then the hint (the line of keys says the same), then the options; for a held
+            # chair the options before the hint (they were chosen when the player sat).
+            held = chosen.table_id == session.held
+            for drop in (3, 2, 4) if held else (3, 4, 2):
+                if sum(map(len, parts)) > height:
+                    parts[drop] = []
+            return Content("\n").join(line for part in parts for line in part)
         lines: list[Content] = [
             Content.assemble(
                 ("Your table: ", "bold"),
@@ -368,20 +500,23 @@ class LobbyScreen(Screen[None]):
         names = chair_names(info)
         for chair in info.chairs:
             you = " (you)" if chair.chair == session.chair and not session.watching else ""
-            who: Content = (
-                Content.styled("free", "dim")
-                if chair.name is None
-                else Content.assemble(
-                    text.plain(_name(names[chair.chair], self.ascii), limit=24),
-                    f" ({bot_word(chair)})" if chair.bot else "",
-                    you,
-                    # As the list above says it: a dropped player's chair, freed after
-                    # 2 minutes at a waiting table, looked taken by someone here.
-                    Content.styled(" (away)", "dim") if not chair.present else "",
-                )
-            )
             seat = f" {SEAT_NAMES[chair.chair]}" if info.options.seating == "chosen" else ""
-            lines.append(Content.assemble(f" {chair.chair + 1}{seat}: ", who))
+            number = f" {chair.chair + 1}{seat}: "
+            if chair.name is None:
+                lines.append(Content.assemble(number, Content.styled("free", "dim")))
+                continue
+            after = Content.assemble(
+                f" ({bot_word(chair)})" if chair.bot else "",
+                you,
+                # As the list above says it: a dropped player's chair, freed after
+                # 2 minutes at a waiting table, looked taken by someone here.
+                Content.styled(" (away)", "dim") if not chair.present else "",
+            )
+            # On one line, what follows the name whole: a long name wrapped "(you)" or
+            # "(away)" onto a line of its own at 80 columns.
+            room = max(1, width - len(number) - after.cell_length)
+            name = fit_name(_name(names[chair.chair], self.ascii), room, self.ascii)
+            lines.append(Content.assemble(number, text.plain(name), after))
         if session.watching and info.status == "waiting":
             # No game to open yet (o did nothing): the table opens by itself at the start.
             lines.append(Content("You are watching: the table opens when its game starts; l leaves."))
@@ -396,7 +531,11 @@ class LobbyScreen(Screen[None]):
                 x = ", x removes one" if bots else ""
                 lines.append(Content(f"b seats a bot{x}, g starts once all four chairs are filled."))
             else:
-                lines.append(Content("Waiting for the creator to start. l leaves the table."))
+                # By name: the creator's part passes to another player when the creator
+                # leaves, and "the creator" left the others guessing who that is now.
+                creator = names.get(info.creator) if info.creator is not None else None
+                who = text.plain(_name(creator, self.ascii)) if creator else Content("the creator")
+                lines.append(Content.assemble("Waiting for ", who, " to start. l leaves the table."))
         else:
             lines.append(Content("The game is on: o opens the table."))
         return Content("\n").join(lines)
@@ -505,10 +644,7 @@ class LobbyScreen(Screen[None]):
             if len(free) == 1 and not asked:
                 chair = free[0]  # one chair to offer, and nothing asked yet: that one
                 break
-            seated = latest.options.seating == "chosen"
-            options = [(f"Chair {c + 1}" + (f" ({SEAT_NAMES[c]})" if seated else ""), c) for c in free]
-            # Each chair keeps its own number: 4 is chair 4, whichever chairs are free.
-            numbers = [c + 1 for c in free]
+            options, numbers = _chair_options(latest, free)
             chooser = ChooseScreen[int](question, options, numbers=numbers)
             self._chair_question = (table_id, taken, chooser)
             try:
@@ -531,18 +667,34 @@ class LobbyScreen(Screen[None]):
         self.post_message(SitRequested(table_id, chair))
 
     def _follow_chair_question(self) -> None:
-        """The lobby moved on while "Sit in which chair?" is open: a chair taken meanwhile
-        leaves the question (the others keep their numbers), and a table gone, started or
-        full closes it (``choose_chair`` says which). Picking from a stale list said
-        "Chair 2 was taken meanwhile" and asked again, when friends sat down at once."""
+        """The lobby moved on while "Sit in which chair?" is open: the question offers
+        the chairs free now. A chair taken meanwhile leaves it; one freed (a player left
+        the table) comes in, in chair order. Each is offered under its own number, so
+        the key a player is about to press means the same chair before and after; the
+        highlight stays on its chair, and if that chair was taken, nothing is
+        highlighted and the question says so (enter picked its neighbour unasked). A
+        table gone, started or full closes it (``choose_chair`` says which). Picking
+        from a stale list said "Chair 2 was taken meanwhile" and asked again, when
+        friends sat down at once; a chair freed meanwhile could not be had."""
         if self._chair_question is None:
             return
         table_id, taken, chooser = self._chair_question
         latest = self.session.tables.get(table_id)
         free: list[int] = []
         if latest is not None and latest.status == "waiting":
+            if any(c.chair == taken and c.name is not None for c in latest.chairs):
+                # The chair lost in a race shows as taken now: freed again later, it is
+                # offered as any other.
+                taken = None
+                self._chair_question = (table_id, taken, chooser)
             free = [c.chair for c in latest.chairs if c.name is None and c.chair != taken]
-        chooser.keep_only(free)
+        if latest is None or not free:
+            chooser.keep_only([])
+            return
+        highlighted = chooser.choices.highlighted
+        was = chooser.options[highlighted][1] if highlighted is not None and chooser.options else None
+        if chooser.follow(*_chair_options(latest, free)) and was is not None:
+            chooser.set_title(f"Chair {was + 1} was taken meanwhile. Sit in which chair?")
 
     def action_watch(self) -> None:
         table_id = self.selected_id
@@ -672,5 +824,12 @@ class LobbyScreen(Screen[None]):
             ("ctrl+p", "command palette: every action by name"),
             ("?", "this help: keys, how to play, the rule book"),
             ("q", "quit (in a chair, asks first: the chair is kept for you)"),
+            # Not a key: what the list's "+N" means in its Players column (last, as the
+            # keys at 80x24 fill the help's first page).
+            (
+                "Players",
+                "short of room, the list says 'Bob +2, 1 free': Bob, two more and a free"
+                " chair (the panel below it names every chair)",
+            ),
         ]
         self.app.push_screen(HelpScreen("Keys in the lobby", [("Lobby", keys)], self.ascii))

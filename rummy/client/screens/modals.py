@@ -55,6 +55,11 @@ class ConfirmScreen(Dialog[bool]):
         self.dismiss(event.button.id == "yes")
 
 
+CHOOSE_KEYS = "enter chooses, escape cancels"
+# With nothing highlighted (the option it was on went: ``follow``), enter does nothing.
+CHOOSE_KEYS_UNHIGHLIGHTED = "a number or up/down and enter; escape cancels"
+
+
 class ChooseScreen(Dialog[T | None], Generic[T]):
     """Pick one of several options (up/down and enter, a number key, or the mouse);
     escape picks none. The options are numbered 1, 2, 3... unless ``numbers`` gives
@@ -80,19 +85,19 @@ class ChooseScreen(Dialog[T | None], Generic[T]):
         self.highlight = highlight  # the option enter picks at first
         self.numbers = list(numbers) if numbers is not None else list(range(1, len(self.options) + 1))
 
-        self.choices = OptionList(
-            *(
-                Option(Content.assemble(f"{n}. " if 1 <= n <= 9 else "   ", label), id=str(i))
-                for i, ((label, _), n) in enumerate(zip(self.options, self.numbers, strict=True))
-            ),
-            id="choices",
-        )
+        self.choices = OptionList(*self._option_rows(), id="choices")
+
+    def _option_rows(self) -> list[Option]:
+        return [
+            Option(Content.assemble(f"{n}. " if 1 <= n <= 9 else "   ", label))
+            for (label, _), n in zip(self.options, self.numbers, strict=True)
+        ]
 
     def contents(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Content(self.title_text), classes="question")
             yield self.choices
-            yield Static(Content("enter chooses, escape cancels"), classes="dim")
+            yield Static(Content(CHOOSE_KEYS), classes="dim")
 
     def on_mount(self) -> None:
         self.choices.highlighted = self.highlight
@@ -100,6 +105,11 @@ class ChooseScreen(Dialog[T | None], Generic[T]):
     def on_screen_resume(self) -> None:
         if not self.options:  # every option went while a screen was over this one
             self.dismiss(None)
+
+    @on(OptionList.OptionHighlighted)
+    def _highlighted(self) -> None:
+        if self.is_mounted:
+            self.query_one(".dim", Static).update(Content(CHOOSE_KEYS))
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
@@ -119,22 +129,43 @@ class ChooseScreen(Dialog[T | None], Generic[T]):
 
     def keep_only(self, values: Collection[T]) -> None:
         """The options whose values are no longer to be had (a chair someone sat in while
-        the question was open) go; the rest keep their numbers and the highlight stays on
-        the option it was on. With none left, the question closes as if cancelled, its
-        ``options`` empty: the caller tells why."""
+        the question was open) go; the rest keep their numbers (``follow``)."""
+        kept = [
+            (option, n) for option, n in zip(self.options, self.numbers, strict=True) if option[1] in values
+        ]
+        self.follow([option for option, _ in kept], [n for _, n in kept])
+
+    def follow(self, options: Sequence[tuple[Content | str, T]], numbers: Sequence[int]) -> bool:
+        """The question offers ``options`` now, each under its own number (a chair
+        freed while it was open comes in, in its place; one taken goes): a number key
+        means the same option before and after, and the highlight stays on the option
+        it was on. If that option went, nothing is highlighted (enter does nothing
+        until the player moves), not its neighbour, which enter would then have picked
+        unasked; True tells the caller so. With no options left the question closes
+        as if cancelled, its ``options`` empty: the caller tells why."""
         highlighted = self.choices.highlighted
-        kept = self.options[highlighted][1] if highlighted is not None and self.options else None
-        for index in reversed(range(len(self.options))):
-            if self.options[index][1] not in values:
-                del self.options[index], self.numbers[index]
-                self.choices.remove_option_at_index(index)
+        was = self.options[highlighted][1] if highlighted is not None and self.options else None
+        values = [value for _, value in options]
+        if values == [value for _, value in self.options] and list(numbers) == self.numbers:
+            return False
+        self.options, self.numbers = list(options), list(numbers)
+        self.choices.clear_options()
+        self.choices.add_options(self._option_rows())
         if not self.options:
             if self.is_active:  # else when it is on top again (``on_screen_resume``)
                 self.dismiss(None)
-            return
-        values_left = [value for _, value in self.options]
-        if kept in values_left:
-            self.choices.highlighted = values_left.index(kept)
+        elif was in values:
+            self.choices.highlighted = values.index(was)
+        else:
+            self.choices.highlighted = None
+            if self.is_mounted:
+                self.query_one(".dim", Static).update(Content(CHOOSE_KEYS_UNHIGHLIGHTED))
+        return was is not None and was not in values
+
+    def set_title(self, title: str) -> None:
+        self.title_text = title
+        if self.is_mounted:
+            self.query_one(".question", Static).update(Content(title))
 
 
 class NoticeScreen(Dialog[None]):
