@@ -487,7 +487,7 @@ class TableScreen(Screen[None]):
         if self.view is not None and may_pass(self.view.stock_count):
             self.hand.focus()
             self.notify(
-                "The stock is empty: take from the discard pile (t) or pass (p) (R6.1).",
+                f"The stock is empty: {advice.draw_keys(self.view)} (R6.1).",
                 title="Cannot draw",
                 severity="warning",
             )
