@@ -478,6 +478,23 @@ async def test_the_chair_question_closes_when_the_table_starts() -> None:
         assert not isinstance(app.screen, ChooseScreen) and not any(isinstance(m, Sit) for m in sent.sent)
 
 
+async def test_sitting_at_a_game_that_holds_ones_name_says_the_chair_is_the_clients() -> None:
+    """Seen in tmux: Bob started again with another state directory saw "Bob (away)" at
+    a table in play, pressed s and read only "That table is playing", with no word that
+    the chair is held for the client that sat in it (its seat token), not for the name."""
+    app, sent = offline_app(player_name="Bob")
+    async with app.run_test(notifications=True) as pilot:
+        playing = table_info(4, "Open", ("Ann", "Bob", "Cy", "Di"), status="playing", creator=0)
+        playing.chairs[1].present = False  # the other Bob is away
+        say(app, Lobby(tables=[playing]))
+        await pilot.pause()
+        await pilot.press("s")
+        await eventually(lambda: "That table is playing" in toast_text(app), pause=pilot.pause)
+        said = " ".join(toast_text(app).split())
+        assert "Bob's chair there is held for the client that sat in it" in said
+        assert "w watches" in said and not any(isinstance(m, Sit) for m in sent.sent)
+
+
 async def test_the_creator_seats_bots_and_starts() -> None:
     app, sent = offline_app()
     async with app.run_test() as pilot:
