@@ -504,6 +504,7 @@ class RummyApp(App[None]):
             self.lobby.show_mine()
         if self.table_screen is not None:
             self.table_screen.table_name = self._table_name(info)
+            self.table_screen.on_drop = info.options.on_drop
             self.table_screen.set_watchers(self._watcher_labels())
             self.table_screen.tally, self.table_screen.last_game = message.tally, message.last_game
             view = self.table_screen.view
@@ -623,6 +624,7 @@ class RummyApp(App[None]):
             info = self.session.table
             name = self._table_name(info) if info is not None else ""
             self.table_screen = TableScreen(self.look, table_name=name, bell=self.bell_on_turn)
+            self.table_screen.on_drop = info.options.on_drop if info is not None else None
             self.table_screen.hand.sort_mode = "rank" if self.store.sort == "rank" else "suit"
             self.table_screen.set_hints(self.store.hints)  # as the player left them
             self.table_screen.tally, self.table_screen.last_game = self.tally, self.last_game

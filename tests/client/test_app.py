@@ -898,6 +898,31 @@ async def test_sitting_elsewhere_while_a_chair_is_held_asks_first() -> None:
         assert StateStore().seat(seat_key("example.org:7325", "Ann")) is not None  # kept till seated
 
 
+@pytest.mark.parametrize(
+    ("on_drop", "said"),
+    [("wait", "after 2 minutes away a bot plays it until you come back."), ("bot", "; a bot plays it until")],
+)
+async def test_leaving_mid_game_says_a_bot_plays_the_held_chair(on_drop: str, said: str) -> None:
+    """Seen in tmux: the question said only "Your chair is held for you (away)", while
+    the lobby's line of the table's options (on_drop) said "a bot plays for a player
+    away 2 min": one leaving was not told a bot would play their chair."""
+    app, _ = offline_app()
+    names = ("Ann", "Bob", "Cy", "Di")
+    async with app.run_test() as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
+        options = TableOptions(on_drop=on_drop)  # type: ignore[arg-type]
+        mine = table_info(7, "Mine", names, "playing", seats=(0, 1, 2, 3), options=options)
+        say(app, Lobby(tables=[mine]))
+        say(app, Table(table=mine))
+        say(app, game_update(7, Game(7, seating="chosen"), 0))
+        await pilot.pause()
+        await pilot.press("b")
+        await eventually(lambda: isinstance(app.screen, ConfirmScreen), pause=pilot.pause)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question.startswith("Leave the table? Your chair is held for you (away)")
+        assert said in app.screen.question
+
+
 async def test_a_player_who_leaves_mid_game_takes_the_held_chair_back_from_the_lobby() -> None:
     """b during a game goes to the lobby with the chair held (away), as the question
     says: the seat token is kept, the lobby says the chair is held, and s on that table

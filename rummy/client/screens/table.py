@@ -144,6 +144,9 @@ class TableScreen(Screen[None]):
         super().__init__(name=name)
         self.look = look or Look()
         self.table_name = table_name
+        # What the table does for a player away (its ``on_drop``: "wait" or "bot"); None
+        # when not told (the game against bots has no lobby to leave for).
+        self.on_drop: str | None = None
         self.bell = bell
         self.view: PlayerView | None = None
         self.seats = Seats()
@@ -882,16 +885,21 @@ class TableScreen(Screen[None]):
         """Back to the lobby; a player's chair is held for them while the game lasts."""
         view = self.view
         if view is not None and view.seat is not None and view.phase != "game_over":
-            sure = await self._ask(
-                ConfirmScreen(
-                    "Leave the table? Your chair is held for you (away) while the game lasts.",
-                    "Leave",
-                    "Stay",
-                )
-            )
+            sure = await self._ask(ConfirmScreen(self._leave_question(), "Leave", "Stay"))
             if not sure:
                 return
         self.post_message(LeaveTable())
+
+    def _leave_question(self) -> str:
+        """Leaving asks first, and says what becomes of the chair: held, and played by
+        a bot after a while (docs/PROTOCOL.md, dropping). It said only "held", while
+        the lobby's line of the table's options said a bot plays for one away."""
+        held = "Leave the table? Your chair is held for you (away) while the game lasts"
+        if self.on_drop == "bot":
+            return f"{held}; a bot plays it until you come back."
+        if self.on_drop == "wait":
+            return f"{held}; after 2 minutes away a bot plays it until you come back."
+        return f"{held}."
 
     @work(exclusive=True, group="quit")
     async def action_quit(self) -> None:
