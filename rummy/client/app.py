@@ -819,6 +819,9 @@ class RummyApp(App[None]):
         if self.lobby is not None:
             self.lobby.clear_chat()
             self.lobby.show_mine()
+        self._drop_table_screen()
+
+    def _drop_table_screen(self) -> None:
         screen, self.table_screen = self.table_screen, None
         if screen is not None and screen in self.screen_stack:
             while self.screen is not screen:
@@ -848,9 +851,17 @@ class RummyApp(App[None]):
         self.send(PlayAgain)
 
     @on(LeaveTable)
-    def _leave(self) -> None:
+    def _leave(self, message: LeaveTable) -> None:
+        table = self.session.table
         if self.session.table_id is None:
             self._left_table()
+        elif message.keep_chair and self.session.seated and table is not None and table.status == "waiting":
+            # Seen in tmux: after a game a player left, b ("b: the lobby") left the table
+            # as well, its creator's part went to one still on the game's last screen,
+            # and no one in the lobby could start the next game.
+            self._drop_table_screen()
+            if self.lobby is not None:
+                self.lobby.show_mine()
         else:
             self.send(Leave)
 

@@ -1443,6 +1443,38 @@ async def test_a_player_leaving_after_the_game_keeps_its_players_in_their_seats(
         assert app.is_running
 
 
+@pytest.mark.parametrize("where", ["game end", "table"])
+async def test_after_a_player_left_the_game_b_goes_to_the_lobby_keeping_the_chair(where: str) -> None:
+    """Seen in tmux: after the game Di left; Ana, the creator, pressed b as the toast
+    said ("b: the lobby") and left the table too: her creator's part went to Bob, still
+    on the game's last screen, and the lobby said "Waiting for the creator to start" to
+    everyone who sat again. b (at the table, or Lobby on the game's end) now goes to the
+    lobby still seated, where the creator starts the next game; l there leaves."""
+    app, sent = offline_app()
+    game = Game(7, seating="chosen")
+    bot = make_bot("random", random.Random(2))
+    play_until(game, lambda g: bot.choose(view_for(g, g.current)), lambda g: g.is_over)
+    async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        say(app, Seated(id=1, table_id=3, chair=0, token="t"), Sit)
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "finished", seats=(0, 1, 2, 3))))
+        say(app, game_update(3, game, 0))
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", None), "waiting")))  # Di left
+        await eventually(lambda: "Di left the table" in toast_text(app), pause=pilot.pause)
+        if where == "table":
+            await pilot.press("escape")
+            await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await pilot.press("b")
+        await pilot.pause()
+        assert not any(isinstance(m, Leave) for m in sent.sent)  # (it left the table)
+        await eventually(lambda: isinstance(app.screen, LobbyScreen), pause=pilot.pause)
+        assert app.session.table_id == 3 and app.session.chair == 0
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "waiting")))  # Di is back
+        await eventually(lambda: "g Start" in screen_text(app), pause=pilot.pause)
+        await pilot.press("g")
+        await eventually(lambda: isinstance(sent.last(), Start), pause=pilot.pause)
+
+
 async def test_the_toasts_of_a_game_go_when_a_new_game_begins() -> None:
     """Asking for another game says so in a toast while the others have not asked; when
     the new game begins that toast (and any other of the old game) goes at once, rather

@@ -819,7 +819,7 @@ class TableScreen(Screen[None]):
         if choice == "again":
             self.action_play_again()
         elif choice == "lobby":
-            self.post_message(LeaveTable())
+            self.post_message(LeaveTable(keep_chair=self.broken_up))
         elif choice == "quit":
             self.app.exit()
         elif choice == "replay" and self.last_game is not None:
@@ -888,7 +888,9 @@ class TableScreen(Screen[None]):
             sure = await self._ask(ConfirmScreen(self._leave_question(), "Leave", "Stay"))
             if not sure:
                 return
-        self.post_message(LeaveTable())
+        # After the game, a table that waits for four again (a player left) keeps one's
+        # chair: b goes to the lobby, where the creator starts the next game.
+        self.post_message(LeaveTable(keep_chair=self.broken_up))
 
     def _leave_question(self) -> str:
         """Leaving asks first, and says what becomes of the chair: held, and played by
