@@ -1475,6 +1475,18 @@ async def test_after_a_player_left_the_game_b_goes_to_the_lobby_keeping_the_chai
         await eventually(lambda: isinstance(sent.last(), Start), pause=pilot.pause)
 
 
+async def test_the_lobby_names_the_creator_one_waits_for() -> None:
+    """Seen in tmux: after a game the creator's part moved to Bob, and the others, seated
+    again, read "Waiting for the creator to start" without knowing who that now was."""
+    app, _ = offline_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        say(app, Seated(id=1, table_id=3, chair=0, token="t"), Sit)
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", None), "waiting", creator=1)))
+        await eventually(lambda: "Your table" in screen_text(app), pause=pilot.pause)
+        panel = " ".join(line.split("│")[0].strip() for line in screen_text(app).splitlines())
+        assert "Waiting for Bob (the creator) to start." in panel
+
+
 async def test_the_toasts_of_a_game_go_when_a_new_game_begins() -> None:
     """Asking for another game says so in a toast while the others have not asked; when
     the new game begins that toast (and any other of the old game) goes at once, rather

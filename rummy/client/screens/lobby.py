@@ -395,6 +395,13 @@ class LobbyScreen(Screen[None]):
             elif session.creator:
                 x = ", x removes one" if bots else ""
                 lines.append(Content(f"b seats a bot{x}, g starts once all four chairs are filled."))
+            elif info.creator is not None and names.get(info.creator):
+                # By name: seen in tmux, players sat again after a game and waited on
+                # "the creator" without knowing which of them it had become.
+                creator = text.plain(_name(names[info.creator], self.ascii), limit=24)
+                lines.append(
+                    Content.assemble("Waiting for ", creator, " (the creator) to start. l leaves the table.")
+                )
             else:
                 lines.append(Content("Waiting for the creator to start. l leaves the table."))
         else:
