@@ -252,11 +252,19 @@ def not_now(view: PlayerView, seats: Seats, key: str) -> str | None:
         who = text.clean(seats.name(view.current), 24)
         return f"It is {who}'s turn ({turn_part(view)}): wait for yours."
     if view.phase == "draw" and key in "mld":
-        draw = "take (t) or pass (p)" if may_pass(view.stock_count) else "draw (s)"
-        return f"First {draw}: a turn is draw, meld, discard (R4)."
+        return f"First {draw_keys(view)}: a turn is draw, meld, discard (R4)."
     if view.phase == "meld" and key in "stp":
         return "You have drawn this turn: now meld (m), lay off (l), or discard (d) to end it (R4)."
     return None
+
+
+def draw_keys(view: PlayerView) -> str:
+    """The keys that begin this turn: s while the stock has cards; with it empty, p,
+    and t only when some card of the pile can be used (R6.1): offering t there sent a
+    player with nothing to take to a key that only says it cannot take."""
+    if not may_pass(view.stock_count):
+        return "draw (s)"
+    return "take (t) or pass (p)" if can_take(view) else "pass (p)"
 
 
 def _meanwhile(view: PlayerView, lobby: bool) -> str:

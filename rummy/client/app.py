@@ -542,6 +542,7 @@ class RummyApp(App[None]):
             self.lobby.show_mine()
         if self.table_screen is not None:
             self.table_screen.table_name = self._table_name(info)
+            self.table_screen.on_drop = info.options.on_drop
             self.table_screen.set_watchers(self._watcher_labels())
             self.table_screen.tally, self.table_screen.last_game = message.tally, message.last_game
             view = self.table_screen.view
@@ -662,6 +663,7 @@ class RummyApp(App[None]):
             info = self.session.table
             name = self._table_name(info) if info is not None else ""
             self.table_screen = TableScreen(self.look, table_name=name, bell=self.bell_on_turn)
+            self.table_screen.on_drop = info.options.on_drop if info is not None else None
             self.table_screen.hand.sort_mode = "rank" if self.store.sort == "rank" else "suit"
             self.table_screen.set_hints(self.store.hints)  # as the player left them
             self.table_screen.tally, self.table_screen.last_game = self.tally, self.last_game
@@ -862,6 +864,9 @@ class RummyApp(App[None]):
         if self.lobby is not None:
             self.lobby.clear_chat()
             self.lobby.show_mine()
+        self._drop_table_screen()
+
+    def _drop_table_screen(self) -> None:
         screen, self.table_screen = self.table_screen, None
         if screen is not None and screen in self.screen_stack:
             while self.screen is not screen:
@@ -891,9 +896,17 @@ class RummyApp(App[None]):
         self.send(PlayAgain)
 
     @on(LeaveTable)
-    def _leave(self) -> None:
+    def _leave(self, message: LeaveTable) -> None:
+        table = self.session.table
         if self.session.table_id is None:
             self._left_table()
+        elif message.keep_chair and self.session.seated and table is not None and table.status == "waiting":
+            # Seen in tmux: after a game a player left, b ("b: the lobby") left the table
+            # as well, its creator's part went to one still on the game's last screen,
+            # and no one in the lobby could start the next game.
+            self._drop_table_screen()
+            if self.lobby is not None:
+                self.lobby.show_mine()
         else:
             self.send(Leave)
 

@@ -57,8 +57,12 @@ class PlayAgainRequested(Message):
     """After the game: play again with the same four."""
 
 
+@dataclass
 class LeaveTable(Message):
-    """Back to the lobby."""
+    """Back to the lobby. ``keep_chair``: still seated at the table, which waits for
+    four again after its game (a player left): its creator starts the next from there."""
+
+    keep_chair: bool = False
 
 
 @dataclass

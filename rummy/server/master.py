@@ -1083,5 +1083,10 @@ class TableMaster:
             return
         self._expired = turn
         self.clock.stop()
-        self._say(f"Time is up: the server plays {SEAT_NAMES[turn[2]]}'s turn.")
+        # By name first, as every screen shows the players: "South" alone meant nothing
+        # to a player who sees their seats as partner and opponents; the seat tells two
+        # of one name apart.
+        seat = turn[2]
+        name = self.chair_of_seat(seat).name
+        self._say(f"Time is up: the server plays {name}'s turn ({SEAT_NAMES[seat]}).")
         self._replan()

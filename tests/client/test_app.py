@@ -490,6 +490,23 @@ async def test_the_chair_question_closes_when_the_table_starts() -> None:
         assert not isinstance(app.screen, ChooseScreen) and not any(isinstance(m, Sit) for m in sent.sent)
 
 
+async def test_sitting_at_a_game_that_holds_ones_name_says_the_chair_is_the_clients() -> None:
+    """Seen in tmux: Bob started again with another state directory saw "Bob (away)" at
+    a table in play, pressed s and read only "That table is playing", with no word that
+    the chair is held for the client that sat in it (its seat token), not for the name."""
+    app, sent = offline_app(player_name="Bob")
+    async with app.run_test(notifications=True) as pilot:
+        playing = table_info(4, "Open", ("Ann", "Bob", "Cy", "Di"), status="playing", creator=0)
+        playing.chairs[1].present = False  # the other Bob is away
+        say(app, Lobby(tables=[playing]))
+        await pilot.pause()
+        await pilot.press("s")
+        await eventually(lambda: "That table is playing" in toast_text(app), pause=pilot.pause)
+        said = " ".join(toast_text(app).split())
+        assert "Bob's chair there is held for the client that sat in it" in said
+        assert "w watches" in said and not any(isinstance(m, Sit) for m in sent.sent)
+
+
 async def test_the_creator_seats_bots_and_starts() -> None:
     app, sent = offline_app()
     async with app.run_test() as pilot:
@@ -893,6 +910,31 @@ async def test_sitting_elsewhere_while_a_chair_is_held_asks_first() -> None:
         await pilot.press("enter")
         await eventually(lambda: isinstance(sent.last(), Sit), pause=pilot.pause)
         assert StateStore().seat(seat_key("example.org:7325", "Ann")) is not None  # kept till seated
+
+
+@pytest.mark.parametrize(
+    ("on_drop", "said"),
+    [("wait", "after 2 minutes away a bot plays it until you come back."), ("bot", "; a bot plays it until")],
+)
+async def test_leaving_mid_game_says_a_bot_plays_the_held_chair(on_drop: str, said: str) -> None:
+    """Seen in tmux: the question said only "Your chair is held for you (away)", while
+    the lobby's line of the table's options (on_drop) said "a bot plays for a player
+    away 2 min": one leaving was not told a bot would play their chair."""
+    app, _ = offline_app()
+    names = ("Ann", "Bob", "Cy", "Di")
+    async with app.run_test() as pilot:
+        say(app, Seated(id=1, table_id=7, chair=0, token="secret-7"), CreateTable)
+        options = TableOptions(on_drop=on_drop)  # type: ignore[arg-type]
+        mine = table_info(7, "Mine", names, "playing", seats=(0, 1, 2, 3), options=options)
+        say(app, Lobby(tables=[mine]))
+        say(app, Table(table=mine))
+        say(app, game_update(7, Game(7, seating="chosen"), 0))
+        await pilot.pause()
+        await pilot.press("b")
+        await eventually(lambda: isinstance(app.screen, ConfirmScreen), pause=pilot.pause)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question.startswith("Leave the table? Your chair is held for you (away)")
+        assert said in app.screen.question
 
 
 async def test_a_player_who_leaves_mid_game_takes_the_held_chair_back_from_the_lobby() -> None:
@@ -1413,6 +1455,50 @@ async def test_a_player_leaving_after_the_game_keeps_its_players_in_their_seats(
         say(app, Table(table=msgspec.structs.replace(short, status="waiting", chairs=short.chairs[:2])))
         await pilot.pause()
         assert app.is_running
+
+
+@pytest.mark.parametrize("where", ["game end", "table"])
+async def test_after_a_player_left_the_game_b_goes_to_the_lobby_keeping_the_chair(where: str) -> None:
+    """Seen in tmux: after the game Di left; Ana, the creator, pressed b as the toast
+    said ("b: the lobby") and left the table too: her creator's part went to Bob, still
+    on the game's last screen, and the lobby said "Waiting for the creator to start" to
+    everyone who sat again. b (at the table, or Lobby on the game's end) now goes to the
+    lobby still seated, where the creator starts the next game; l there leaves."""
+    app, sent = offline_app()
+    game = Game(7, seating="chosen")
+    bot = make_bot("random", random.Random(2))
+    play_until(game, lambda g: bot.choose(view_for(g, g.current)), lambda g: g.is_over)
+    async with app.run_test(size=(100, 32), notifications=True) as pilot:
+        say(app, Seated(id=1, table_id=3, chair=0, token="t"), Sit)
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "finished", seats=(0, 1, 2, 3))))
+        say(app, game_update(3, game, 0))
+        await eventually(lambda: isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", None), "waiting")))  # Di left
+        await eventually(lambda: "Di left the table" in toast_text(app), pause=pilot.pause)
+        if where == "table":
+            await pilot.press("escape")
+            await eventually(lambda: not isinstance(app.screen, GameEndScreen), pause=pilot.pause)
+        await pilot.press("b")
+        await pilot.pause()
+        assert not any(isinstance(m, Leave) for m in sent.sent)  # (it left the table)
+        await eventually(lambda: isinstance(app.screen, LobbyScreen), pause=pilot.pause)
+        assert app.session.table_id == 3 and app.session.chair == 0
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "waiting")))  # Di is back
+        await eventually(lambda: "g Start" in screen_text(app), pause=pilot.pause)
+        await pilot.press("g")
+        await eventually(lambda: isinstance(sent.last(), Start), pause=pilot.pause)
+
+
+async def test_the_lobby_names_the_creator_one_waits_for() -> None:
+    """Seen in tmux: after a game the creator's part moved to Bob, and the others, seated
+    again, read "Waiting for the creator to start" without knowing who that now was."""
+    app, _ = offline_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        say(app, Seated(id=1, table_id=3, chair=0, token="t"), Sit)
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", None), "waiting", creator=1)))
+        await eventually(lambda: "Your table" in screen_text(app), pause=pilot.pause)
+        panel = " ".join(line.split("│")[0].strip() for line in screen_text(app).splitlines())
+        assert "Waiting for Bob (the creator) to start." in panel
 
 
 async def test_the_toasts_of_a_game_go_when_a_new_game_begins() -> None:

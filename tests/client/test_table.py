@@ -42,6 +42,7 @@ from rummy.engine import (
     card_text,
     view_for,
 )
+from rummy.engine.cards import PACK
 from rummy.engine.positions import c, cards, position
 from rummy.rulebook import rule_book
 from tests.client.conftest import screen_text, toast_text
@@ -632,6 +633,23 @@ async def test_pass_only_when_the_stock_is_empty() -> None:
         assert "p Pass" not in screen_text(app) and "s Draw" in screen_text(app)
         await pilot.press("s")
         assert app.sent == [DrawStock()]
+
+
+async def test_an_empty_stock_with_nothing_to_take_offers_only_the_pass() -> None:
+    """R6.1: seen in tmux at the end of a deal, the stock empty and no card of the pile
+    of use: d said "First take (t) or pass (p)" and s "take from the discard pile (t) or
+    pass (p)", sending the player to a t that only says it cannot take."""
+    rest = sorted(set(PACK) - set(cards("2c Kd 7s")))
+    others = [rest[:18], rest[18:36], rest[36:]]
+    app = TableHarness(position(["2c", *others], discard="Kd 7s", current=0), bots=False)
+    async with app.run_test(notifications=True) as pilot:
+        assert not app.game.stock and "no card of the discard pile can be used" in prompt_line(app)
+        await pilot.press("d")
+        assert prompt_line(app) == "First pass (p): a turn is draw, meld, discard (R4)."
+        await pilot.press("s")
+        await eventually(lambda: "Cannot draw" in screen_text(app), pause=pilot.pause)
+        assert "(t)" not in screen_text(app) and "pass (p) (R6.1)" in screen_text(app)
+        assert app.sent == []
 
 
 async def test_hints_mark_what_can_be_played() -> None:

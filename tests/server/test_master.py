@@ -188,6 +188,9 @@ def test_the_turn_timer_runs_out_and_the_server_plays_the_turn() -> None:
     said = [m for m in frames_to(fired, ANN.id) if isinstance(m, ChatLine)]
     assert said and said[0].by == "server" and "Time is up" in said[0].text
     assert fired.think and t.game is not None and fired.think[0].seat == t.game.current
+    # The player by name, as the screens show them (it said "South's turn" alone).
+    name = t.chair_of_seat(t.game.current).name
+    assert f"the server plays {name}'s turn" in said[0].text
 
 
 def test_the_table_says_whose_move_the_game_waits_for_and_how_long() -> None:

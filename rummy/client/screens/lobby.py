@@ -530,6 +530,13 @@ class LobbyScreen(Screen[None]):
             elif session.creator:
                 x = ", x removes one" if bots else ""
                 lines.append(Content(f"b seats a bot{x}, g starts once all four chairs are filled."))
+            elif info.creator is not None and names.get(info.creator):
+                # By name: seen in tmux, players sat again after a game and waited on
+                # "the creator" without knowing which of them it had become.
+                creator = text.plain(_name(names[info.creator], self.ascii), limit=24)
+                lines.append(
+                    Content.assemble("Waiting for ", creator, " (the creator) to start. l leaves the table.")
+                )
             else:
                 # By name: the creator's part passes to another player when the creator
                 # leaves, and "the creator" left the others guessing who that is now.
@@ -617,6 +624,20 @@ class LobbyScreen(Screen[None]):
             return
         self.choose_chair(info.table_id)
 
+    def _playing_words(self, info: TableInfo) -> str:
+        """Why one cannot sit at a table in play. Seen in tmux: Bob started anew with
+        another state directory saw "Bob (away)" there and only "That table is playing",
+        with no word that his chair is held for the client that sat in it (its seat
+        token), not for his name."""
+        mine = [c for c in info.chairs if c.name == self.player_name and not c.bot and not c.present]
+        if not mine or not self.player_name:
+            return "That table is playing: w watches it."
+        name = text.clean(self.player_name, 24)
+        return (
+            f"That table is playing. {name}'s chair there is held for the client that sat in it "
+            "(by the seat token in its state directory), not for the name: from here, w watches."
+        )
+
     @work(exclusive=True, group="lobby-dialog")
     async def choose_chair(
         self, table_id: int, question: str | None = None, taken: int | None = None
@@ -635,7 +656,7 @@ class LobbyScreen(Screen[None]):
                 self.notify("That table has closed.", severity="warning")
                 return
             if latest.status != "waiting":
-                self.notify("That table is playing: w watches it.", severity="warning")
+                self.notify(self._playing_words(latest), severity="warning", markup=False)
                 return
             free = [c.chair for c in latest.chairs if c.name is None and c.chair != taken]
             if not free:

@@ -144,6 +144,9 @@ class TableScreen(Screen[None]):
         super().__init__(name=name)
         self.look = look or Look()
         self.table_name = table_name
+        # What the table does for a player away (its ``on_drop``: "wait" or "bot"); None
+        # when not told (the game against bots has no lobby to leave for).
+        self.on_drop: str | None = None
         self.bell = bell
         self.view: PlayerView | None = None
         self.seats = Seats()
@@ -490,7 +493,7 @@ class TableScreen(Screen[None]):
         if self.view is not None and may_pass(self.view.stock_count):
             self.hand.focus()
             self.notify(
-                "The stock is empty: take from the discard pile (t) or pass (p) (R6.1).",
+                f"The stock is empty: {advice.draw_keys(self.view)} (R6.1).",
                 title="Cannot draw",
                 severity="warning",
             )
@@ -819,7 +822,7 @@ class TableScreen(Screen[None]):
         if choice == "again":
             self.action_play_again()
         elif choice == "lobby":
-            self.post_message(LeaveTable())
+            self.post_message(LeaveTable(keep_chair=self.broken_up))
         elif choice == "quit":
             self.app.exit()
         elif choice == "replay" and self.last_game is not None:
@@ -889,16 +892,23 @@ class TableScreen(Screen[None]):
         """Back to the lobby; a player's chair is held for them while the game lasts."""
         view = self.view
         if view is not None and view.seat is not None and view.phase != "game_over":
-            sure = await self._ask(
-                ConfirmScreen(
-                    "Leave the table? Your chair is held for you (away) while the game lasts.",
-                    "Leave",
-                    "Stay",
-                )
-            )
+            sure = await self._ask(ConfirmScreen(self._leave_question(), "Leave", "Stay"))
             if not sure:
                 return
-        self.post_message(LeaveTable())
+        # After the game, a table that waits for four again (a player left) keeps one's
+        # chair: b goes to the lobby, where the creator starts the next game.
+        self.post_message(LeaveTable(keep_chair=self.broken_up))
+
+    def _leave_question(self) -> str:
+        """Leaving asks first, and says what becomes of the chair: held, and played by
+        a bot after a while (docs/PROTOCOL.md, dropping). It said only "held", while
+        the lobby's line of the table's options said a bot plays for one away."""
+        held = "Leave the table? Your chair is held for you (away) while the game lasts"
+        if self.on_drop == "bot":
+            return f"{held}; a bot plays it until you come back."
+        if self.on_drop == "wait":
+            return f"{held}; after 2 minutes away a bot plays it until you come back."
+        return f"{held}."
 
     @work(exclusive=True, group="quit")
     async def action_quit(self) -> None:
