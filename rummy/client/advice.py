@@ -28,6 +28,7 @@ from rummy.engine import (
 
 from . import text
 from .describe import meld_name, turn_part
+from .look import DEFAULT_LOOK, Look
 from .model import Seats
 
 
@@ -106,26 +107,26 @@ def goes_out(view: PlayerView, move: Move) -> bool:
     return False
 
 
-def move_words(move: Move, view: PlayerView, seats: Seats, ascii: bool = False) -> Content:
+def move_words(move: Move, view: PlayerView, seats: Seats, look: Look = DEFAULT_LOOK) -> Content:
     """A move as an option in a list: 'Take 7♥ and 2 more, meld 7♥ 7♠ 7♦'."""
     melds = {m.id: m for m in view.melds}
     match move:
         case TakeDiscard(index, cards, meld_id):
             target = view.discard_pile[index]
             more = len(view.discard_pile) - index - 1
-            head = Content.assemble("Take ", text.card(target, ascii), f" and {more} more" if more else "")
+            head = Content.assemble("Take ", text.card(target, look), f" and {more} more" if more else "")
             if meld_id is None:
-                return Content.assemble(head, ", meld ", text.cards(cards, ascii))
-            use = Content.assemble(", lay off ", text.cards(cards, ascii), " on ")
+                return Content.assemble(head, ", meld ", text.cards(cards, look))
+            use = Content.assemble(", lay off ", text.cards(cards, look), " on ")
             return Content.assemble(head, use, meld_name(melds[meld_id], seats))
         case LayOff(meld_id, card):
             return Content.assemble(
-                "Lay off ", text.card(card, ascii), " on ", meld_name(melds[meld_id], seats)
+                "Lay off ", text.card(card, look), " on ", meld_name(melds[meld_id], seats)
             )
         case NewMeld(cards):
-            return Content.assemble("Meld ", text.cards(cards, ascii))
+            return Content.assemble("Meld ", text.cards(cards, look))
         case Discard(card):
-            return Content.assemble("Discard ", text.card(card, ascii))
+            return Content.assemble("Discard ", text.card(card, look))
         case DrawStock():
             return Content("Draw from the stock")
         case Pass():
@@ -139,7 +140,7 @@ def prompt(
     view: PlayerView | None,
     seats: Seats,
     chosen: Sequence[Card],
-    ascii: bool = False,
+    look: Look = DEFAULT_LOOK,
     lobby: bool = False,
     again: bool = True,
     hinting: bool = False,
@@ -196,20 +197,20 @@ def prompt(
     if hinting and not (h.hand or h.melds):
         advice = Content("Hints: nothing to meld or lay off now; d discards a card and ends the turn.")
     if len(cards) >= 3 and legal(view, NewMeld(tuple(cards))):
-        return Content.assemble("Meld ready: ", text.cards(cards, ascii), ". m melds them.")
+        return Content.assemble("Meld ready: ", text.cards(cards, look), ". m melds them.")
     if len(cards) == 1:
         fits = lay_off_options(view, cards[0])
         if fits:
             return Content.assemble(
-                text.card(cards[0], ascii),
+                text.card(cards[0], look),
                 f" fits {len(fits)} meld{'s' if len(fits) > 1 else ''}: l lays it off, d discards it.",
             )
     if hinting and len(cards) <= 1:  # nothing chosen but the card under the cursor
-        return _what_to_play(view, ascii) or advice
+        return _what_to_play(view, look) or advice
     return advice
 
 
-def _what_to_play(view: PlayerView, ascii: bool) -> Content | None:
+def _what_to_play(view: PlayerView, look: Look) -> Content | None:
     """With the hints on and nothing selected: one play the marked cards make, named
     (the longest meld, else a lay-off). Seen in tmux: a new player with 6♣ 6♦ 6♥ marked
     read only "m melds the selected cards", and held the three to the deal's end."""
@@ -218,14 +219,14 @@ def _what_to_play(view: PlayerView, ascii: bool) -> Content | None:
         best = max(melds, key=len)
         return Content.assemble(
             "Hints: ",
-            text.cards(list(best), ascii),
+            text.cards(list(best), look),
             " make a meld: select them, then m; d discards (ends the turn).",
         )
     for move in view.legal_moves():
         if isinstance(move, LayOff):
             return Content.assemble(
                 "Hints: ",
-                text.card(move.card, ascii),
+                text.card(move.card, look),
                 " fits a meld on the table: select it, then l; d discards.",
             )
     return None

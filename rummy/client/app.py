@@ -74,6 +74,7 @@ from . import local, text
 from .ascii_mode import use_ascii
 from .connection import Connection, ConnectionChanged, ServerSaid
 from .local import Early, LocalServer, Request
+from .look import Look
 from .messages import (
     BotRequested,
     CreateTableRequested,
@@ -112,7 +113,6 @@ from .state import (
     shell_path,
 )
 from .widgets.status import ConnectionBanner
-from .widgets.table.faces import Look
 
 if TYPE_CHECKING:  # the history and replay screens load when first opened: not at the start
     from .screens.history import HistoryScreen

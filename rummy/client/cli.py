@@ -122,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--four-colour",
         action="store_true",
-        help="a four-colour pack: clubs green, diamonds blue, hearts red, spades black",
+        help="a four-colour pack: clubs green, diamonds blue, hearts red, spades black, "
+        "on the cards and wherever the log or a hint names one",
     )
     parser.add_argument("--no-bell", action="store_true", help="no terminal bell when it becomes your turn")
     parser.add_argument(

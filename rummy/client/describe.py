@@ -28,6 +28,7 @@ from rummy.engine import (
 )
 
 from . import text
+from .look import DEFAULT_LOOK, Look
 from .model import Seats
 
 _PART = Content | str
@@ -72,21 +73,21 @@ def auto_words(auto: str, seat: int, seats: Seats) -> str:
     return f"played by a bot while {seats.name(seat)} is away"
 
 
-def turn_phrase(event: Event, seats: Seats, ascii: bool = False) -> tuple[int, Content] | None:
+def turn_phrase(event: Event, seats: Seats, look: Look = DEFAULT_LOOK) -> tuple[int, Content] | None:
     """A move of a turn as a phrase without its subject ('drew from the stock'), with
     the seat that made it; None for events that are not part of a turn."""
     match event:
         case StockDrawn(seat):
             return seat, Content("drew from the stock")
         case DiscardTaken(seat, _index, taken):
-            took = _line("took ", text.card(taken[0], ascii))
+            took = _line("took ", text.card(taken[0], look))
             if len(taken) == 1:  # "took Q♣ from the discard pile (Q♣)" said it twice
                 return seat, _line(took, " from the discard pile")
             many = f" and {len(taken) - 1} more from the discard pile ("
-            return seat, _line(took, many, text.cards(taken, ascii), ")")
+            return seat, _line(took, many, text.cards(taken, look), ")")
         case Melded(seat, meld_id, cards, four_at_once):
             double = ": four at once, they score double" if four_at_once else ""
-            return seat, _line("melded ", text.cards(cards, ascii), f" (meld {meld_id + 1}){double}")
+            return seat, _line("melded ", text.cards(cards, look), f" (meld {meld_id + 1}){double}")
         case LaidOff(seat, meld_id, cards, owner):
             if owner == seat:  # "You laid off ... on your own meld", "Bob ... on their own"
                 whose: str | None = "your own" if seat == seats.me else "their own"
@@ -94,10 +95,10 @@ def turn_phrase(event: Event, seats: Seats, ascii: bool = False) -> tuple[int, C
                 whose = "your" if owner == seats.me else None
             owner_part: _PART = whose if whose is not None else _line(text.plain(seats.name(owner)), "'s")
             return seat, _line(
-                "laid off ", text.cards(cards, ascii), " on ", owner_part, f" meld {meld_id + 1}"
+                "laid off ", text.cards(cards, look), " on ", owner_part, f" meld {meld_id + 1}"
             )
         case Discarded(seat, card):
-            return seat, _line("discarded ", text.card(card, ascii))
+            return seat, _line("discarded ", text.card(card, look))
         case Passed(seat, in_a_row):
             return seat, Content(f"passed ({in_a_row} in a row)")
         case WentOut(seat):
@@ -105,9 +106,9 @@ def turn_phrase(event: Event, seats: Seats, ascii: bool = False) -> tuple[int, C
     return None
 
 
-def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | None:
+def event_line(event: Event, seats: Seats, look: Look = DEFAULT_LOOK) -> Content | None:
     """One event as a sentence (None for events that need no line of their own)."""
-    phrase = turn_phrase(event, seats, ascii)
+    phrase = turn_phrase(event, seats, look)
     if phrase is not None:
         seat, words = phrase
         end = "" if words.plain.endswith("!") else "."
@@ -123,7 +124,7 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
                     if i:
                         parts.append(", ")
                     seat = draw.seat_of_chair[chair]
-                    parts += [text.plain(seats.name(seat)), " ", text.card(card, ascii)]
+                    parts += [text.plain(seats.name(seat)), " ", text.card(card, look)]
             if draw.seating == "draw":
                 # What the cards decided (R2.2), for whoever has not read the rule book:
                 # the line gave the cards alone.
@@ -144,7 +145,7 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
                 f"Deal {deal} of 2 begins. ",
                 _who(seats, dealer),
                 " dealt; ",
-                text.card(first, ascii),
+                text.card(first, look),
                 " starts the discard pile.",
             )
         case DealEnded(result):
@@ -158,13 +159,13 @@ def event_line(event: Event, seats: Seats, ascii: bool = False) -> Content | Non
             return _line(
                 f"Deal {result.deal} ended ",
                 why,
-                f": {text.team_name(0, ascii)} {a:+d}, {text.team_name(1, ascii)} {b:+d}.",
+                f": {text.team_name(0, look.ascii)} {a:+d}, {text.team_name(1, look.ascii)} {b:+d}.",
             )
         case GameEnded(totals, winner):
             a, b = totals
             if winner is None:
                 return _line(f"The game is over: a tie at {a} each.")
             return _line(
-                f"The game is over: {text.team_name(winner, ascii)} win, {max(a, b)} to {min(a, b)}."
+                f"The game is over: {text.team_name(winner, look.ascii)} win, {max(a, b)} to {min(a, b)}."
             )
     return None

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from rummy.engine import Card, PlayerView, next_seat
 
 from .advice import Hints
+from .look import Look
 from .model import Recent, Seats, TurnTimer
-from .widgets.table.faces import Look
 
 
 @dataclass(frozen=True, slots=True)

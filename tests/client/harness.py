@@ -16,10 +16,10 @@ from textual import on
 from textual.app import App
 
 from rummy.client.ascii_mode import use_ascii
+from rummy.client.look import Look
 from rummy.client.messages import PlayMove, ReadyForNextDeal, SendChat
 from rummy.client.model import SeatInfo, Seats
 from rummy.client.screens.table import TableScreen
-from rummy.client.widgets.table.faces import Look
 from rummy.engine import Game, IllegalMove, Move, NextDeal, view_for
 from rummy.engine.bots import make_bot
 
@@ -37,8 +37,12 @@ class TableHarness(App[None]):
         bots: bool = True,
         ascii: bool = False,
         names: tuple[str, ...] = NAMES,
+        four_colour: bool = False,
+        theme: str | None = None,
     ) -> None:
         super().__init__()
+        if theme is not None:  # (as --theme does: the app starts in it)
+            self.theme = theme
         self.game = game if game is not None else Game(7, seating="chosen")
         self.seat = seat
         self.bots = bots
@@ -47,7 +51,7 @@ class TableHarness(App[None]):
         self.sent: list[Move] = []
         self.chat: list[str] = []
         self.rng = random.Random(3)
-        self.table = TableScreen(Look(ascii))
+        self.table = TableScreen(Look(ascii, four_colour))
 
     def on_mount(self) -> None:
         if self.ascii:

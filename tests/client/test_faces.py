@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rummy.client.widgets.table.faces import SMALL, Face, Look, fan
+from rummy.client.look import Look
+from rummy.client.widgets.table.faces import SMALL, Face, fan
 from rummy.engine.positions import c
 
 

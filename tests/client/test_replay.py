@@ -953,6 +953,7 @@ async def test_the_local_game_names_no_lobby_at_its_end() -> None:
 def test_a_long_name_in_a_deals_hands_ends_in_an_ellipsis(ascii: bool) -> None:
     """Seen in tmux at 80x24: the deal's hands said "North Cyrus the Grea N–S", a name
     cut with nothing to say it was."""
+    from rummy.client.look import Look
     from rummy.client.model import SeatInfo, Seats
     from rummy.client.screens.results import deal_breakdown
 
@@ -960,7 +961,7 @@ def test_a_long_name_in_a_deals_hands_ends_in_an_ellipsis(ascii: bool) -> None:
     seats = Seats(tuple(SeatInfo(n) for n in names), me=1)
     hands = (tuple(cards("7h 8h")), (), tuple(cards("Ks")), ())
     result = DealResult(1, "passes", None, hands, (TeamScore(30, 0, -15, 0), TeamScore(50, 0, -10, 0)))
-    lines = deal_breakdown(result, seats, (0, 0), ascii=ascii).plain.splitlines()
+    lines = deal_breakdown(result, seats, (0, 0), Look(ascii=ascii)).plain.splitlines()
     north = next(line for line in lines if "North" in line)
     assert ("Cyrus the G..." if ascii else "Cyrus the Gre…") in north
     assert any("South Bobby Tables " in line for line in lines)  # a name that fits: whole
@@ -978,7 +979,7 @@ def test_names_in_wide_characters_keep_the_columns() -> None:
     seats = Seats((SeatInfo(wide), SeatInfo("Bob"), SeatInfo("李🙂李🙂李🙂李🙂"), SeatInfo("Dee")), me=0)
     hands = (tuple(cards("7h 8h")), (), tuple(cards("Ks")), ())
     result = DealResult(1, "passes", None, hands, (TeamScore(30, 0, -15, 0), TeamScore(50, 0, -10, 0)))
-    lines = deal_breakdown(result, seats, (0, 0), ascii=False).plain.splitlines()
+    lines = deal_breakdown(result, seats, (0, 0)).plain.splitlines()
     rows = [line for line in lines if line.strip().startswith(SEAT_NAMES)]
     assert len(rows) == 4
     columns = {cell_len(row.split("N–S")[0].split("E–W")[0]) for row in rows}  # where the team starts

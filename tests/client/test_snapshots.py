@@ -230,3 +230,32 @@ def test_game_end(snap_compare, size: tuple[int, int]) -> None:  # type: ignore[
         DealResult(1, "passes", None, ((),) * 4, (TeamScore(30, 0, -10, 0), TeamScore(50, 0, -5, 0)))
     ]
     assert snap_compare(TableHarness(game, bots=False), terminal_size=size, press=["1", "2", "3", "m", "y"])
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+def test_deal_end_four_colours(snap_compare, theme: str) -> None:  # type: ignore[no-untyped-def]
+    """--four-colour: the hands at the deal's end name each suit in its colour, as the
+    faces do (♣ green, ♦ blue, ♥ red, ♠ in the text's colour), on a dark theme and a light."""
+    from tests.client.test_four_colours import four_suits_game
+
+    app = TableHarness(four_suits_game("7h 8h 9h"), bots=False, four_colour=True, theme=theme)
+    assert snap_compare(app, terminal_size=(100, 32), press=["1", "2", "3", "m", "y"])
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+def test_table_log_four_colours(snap_compare, theme: str) -> None:  # type: ignore[no-untyped-def]
+    """--four-colour: the log and the seat's last move ("discarded 5♦") in the faces'
+    colours, on a dark theme and a light."""
+    from tests.client.test_four_colours import four_suits_game
+    from tests.client.test_table import pick
+
+    app = TableHarness(four_suits_game(), bots=False, four_colour=True, theme=theme)
+
+    async def play(pilot: Pilot[None]) -> None:
+        await pick(pilot, app, "7h", "8h", "9h")
+        await pilot.press("m")
+        await pick(pilot, app, "5d")
+        await pilot.press("d")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 32), run_before=play)

@@ -1204,8 +1204,8 @@ def test_the_hands_at_a_deal_end_are_sorted_as_the_player_sorts_their_own() -> N
     seats = Seats((SeatInfo("Ann"), SeatInfo("Bob"), SeatInfo("Cy"), SeatInfo("Di")), me=0)
     held = (tuple(cards("Ks 7h Kd 8h")), (), (), ())
     result = DealResult(1, "passes", None, held, (TeamScore(0, 0, -35, 0), TeamScore(0, 0, 0, 0)))
-    by_suit = deal_breakdown(result, seats, (0, 0), ascii=False).plain
-    by_rank = deal_breakdown(result, seats, (0, 0), ascii=False, order="rank").plain
+    by_suit = deal_breakdown(result, seats, (0, 0)).plain
+    by_rank = deal_breakdown(result, seats, (0, 0), order="rank").plain
     assert "(-35)   K♦  7♥  8♥  K♠" in by_suit
     assert "(-35)   7♥  8♥  K♦  K♠" in by_rank
 
@@ -1216,12 +1216,13 @@ def test_a_ten_keeps_the_deal_ends_hands_in_line(ascii: bool) -> None:
     and the points at its end, one column out of line with the rows of one-character
     ranks. The points stand in a column before the cards, and each card in three
     columns, so every row's cards and points line up."""
+    from rummy.client.look import Look
     from rummy.client.screens.results import deal_breakdown
 
     seats = Seats((SeatInfo("Ann"), SeatInfo("Bob"), SeatInfo("Cy"), SeatInfo("Di")), me=0)
     held = (tuple(cards("Td 8h 9s")), tuple(cards("3c 4d 5h")), tuple(cards("2c 7h JK")), ())
     result = DealResult(1, "passes", None, held, (TeamScore(0, 0, -29, 0), TeamScore(0, 0, -47, 0)))
-    lines = deal_breakdown(result, seats, (0, 0), ascii=ascii).plain.splitlines()
+    lines = deal_breakdown(result, seats, (0, 0), Look(ascii=ascii)).plain.splitlines()
     rows = [line for line in lines if line.strip().startswith(("South", "West", "North"))]
     assert len(rows) == 3
     ends = {tuple(m.end() for m in re.finditer(r"\S+", row))[-4:] for row in rows}

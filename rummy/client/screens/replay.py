@@ -27,13 +27,13 @@ from textual.widgets import Static
 from .. import replay as model
 from .. import text
 from ..commands import ScreenActions
+from ..look import Look
 from ..messages import SaveRecordRequested
 from ..model import Recent
 from ..replay import Replay
 from ..scene import Scene
 from ..widgets.keys import KeyBar
 from ..widgets.table.board import TableBoard
-from ..widgets.table.faces import Look
 from ..widgets.table.log import GameLog
 from .help import HelpScreen
 from .results import DealEndScreen
@@ -99,7 +99,7 @@ class ReplayScreen(Screen[None]):
         self._recent: list[Recent] = []
         recent = Recent()
         for step in replay.steps:
-            story.tell(step.events, replay.seats, self.ascii, step.auto)
+            story.tell(step.events, replay.seats, self.look, step.auto)
             self._lines_at.append(tuple(story.lines))
             recent = recent.after(step.events)
             self._recent.append(recent)
@@ -265,7 +265,7 @@ class ReplayScreen(Screen[None]):
         self._results_open = True
         try:
             await self.app.push_screen_wait(
-                DealEndScreen(view.results, self.replay.seats, False, self.ascii, live=False)
+                DealEndScreen(view.results, self.replay.seats, False, self.look, live=False)
             )
         finally:
             self._results_open = False

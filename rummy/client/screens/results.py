@@ -20,6 +20,7 @@ from rummy.engine.scoring import totals, winner
 from rummy.protocol import TallyLine
 
 from .. import text
+from ..look import DEFAULT_LOOK, Look
 from ..model import Seats, TurnTimer
 from ..widgets.table.hand import SortMode, sort_cards
 from .dialog import Dialog
@@ -99,7 +100,11 @@ def tally_lines(tally: Sequence[TallyLine], me: str | None = None) -> list[Conte
 
 
 def deal_breakdown(
-    result: DealResult, seats: Seats, previous_totals: tuple[int, int], ascii: bool, order: SortMode = "suit"
+    result: DealResult,
+    seats: Seats,
+    previous_totals: tuple[int, int],
+    look: Look = DEFAULT_LOOK,
+    order: SortMode = "suit",
 ) -> Content:
     """Every hand, then the score table of R7 for both teams. The hands are sorted
     as the player sorts their own (``order``): as held, in the order their players
@@ -114,13 +119,13 @@ def deal_breakdown(
     for seat in range(4):
         hand = result.hands[seat]
         # Cut with an ellipsis, so that a cut name reads as cut ("Cyrus the Grea" did not).
-        name = text.fit(text.plain(seats.name(seat)), 14, ascii).truncate(14, pad=True)
+        name = text.fit(text.plain(seats.name(seat)), 14, look.ascii).truncate(14, pad=True)
         minus = sum(points(c) for c in hand)
         # The points in a column of their own before the cards, and every card in
         # three columns (its rank to the right, as on the hand's cards): after a 10♦,
         # the rest of its row, and its points at the end, stood one column out of line.
         held = (
-            Content(" ").join(_card_cell(c, ascii) for c in sort_cards(hand, order))
+            Content(" ").join(_card_cell(c, look) for c in sort_cards(hand, order))
             if hand
             else Content.styled("no cards", "dim")
         )
@@ -128,14 +133,14 @@ def deal_breakdown(
             Content.assemble(
                 f"  {SEAT_NAMES[seat]:<6}",
                 name,
-                f" {text.team_name(team_of(seat), ascii)}",
+                f" {text.team_name(team_of(seat), look.ascii)}",
                 Content.styled(f"{f'(-{minus})' if minus else '':>7}", "dim"),
                 "  ",
                 held,
             )
         )
     a, b = result.scores
-    t0, t1 = text.team_name(0, ascii), text.team_name(1, ascii)
+    t0, t1 = text.team_name(0, look.ascii), text.team_name(1, look.ascii)
     lines += [
         Content(""),
         _row("", t0, t1, "bold underline"),
@@ -149,9 +154,9 @@ def deal_breakdown(
     return Content("\n").join(lines)
 
 
-def _card_cell(card: int, ascii: bool) -> Content:
+def _card_cell(card: int, look: Look) -> Content:
     """One card in three columns, so that the cards of the hands stand in columns."""
-    shown = text.card(card, ascii)
+    shown = text.card(card, look)
     return Content.assemble(" " * max(0, 3 - shown.cell_length), shown)
 
 
@@ -180,7 +185,7 @@ class DealEndScreen(Dialog[DealChoice]):
         results: Sequence[DealResult],
         seats: Seats,
         can_start: bool,
-        ascii: bool = False,
+        look: Look = DEFAULT_LOOK,
         live: bool = True,
         begun: bool = False,
         timer: TurnTimer | None = None,
@@ -192,7 +197,7 @@ class DealEndScreen(Dialog[DealChoice]):
         self.seats = seats
         self.can_start = can_start and not begun
         self.begun = begun  # the next deal has begun (before this opened, or while open)
-        self.ascii = ascii
+        self.look = look  # ASCII or not, two colours or four: the hands' cards as chosen
         self.live = live
         self.timer = timer if timer is not None and timer.kind == "next_deal" else None
         self._ticker: Timer | None = None
@@ -201,7 +206,7 @@ class DealEndScreen(Dialog[DealChoice]):
         result = self.results[-1]
         before = totals(self.results[:-1])
         with Vertical(classes="dialog results"):
-            yield Static(deal_breakdown(result, self.seats, before, self.ascii, self.order), id="breakdown")
+            yield Static(deal_breakdown(result, self.seats, before, self.look, self.order), id="breakdown")
             with Horizontal(classes="buttons"):
                 if self.can_start:
                     yield Button("Ready for the next deal (n)", id="next", variant="primary", compact=True)

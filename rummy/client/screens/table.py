@@ -51,6 +51,7 @@ from rummy.protocol import PlayedBy, TallyLine
 
 from .. import advice, text
 from ..commands import ScreenActions
+from ..look import Look
 from ..messages import (
     HandOrdered,
     HintsChosen,
@@ -68,7 +69,6 @@ from ..widgets.feed import Feed
 from ..widgets.keys import KeyBar
 from ..widgets.status import ConnectionBanner
 from ..widgets.table.board import TableBoard
-from ..widgets.table.faces import Look
 from ..widgets.table.hand import SHORTCUT_KEYS, HandView
 from ..widgets.table.log import GameLog
 from ..widgets.table.melds import MeldClicked, MeldsView
@@ -247,7 +247,7 @@ class TableScreen(Screen[None]):
         if seats is not None:
             self.seats = self._plain(seats)
         old, self.view = self.view, view
-        self.log_view.tell(events, self.seats, self.ascii, auto)
+        self.log_view.tell(events, self.seats, self.look, auto)
         self.recent = self.recent.after(events)
         if old is None or len(view.results) < self._shown_results:
             # The first view (joining, rejoining) or a new game: earlier deals are not
@@ -302,7 +302,7 @@ class TableScreen(Screen[None]):
         self.log_view.restart()
         recent = Recent()
         for events, auto in steps:
-            self.log_view.tell(events, self.seats, self.ascii, auto)
+            self.log_view.tell(events, self.seats, self.look, auto)
             recent = recent.after(events)
         self.recent = recent
         self.log_view.note(Content.styled(note, "italic"))
@@ -412,7 +412,7 @@ class TableScreen(Screen[None]):
             self.view,
             self.seats,
             chosen,
-            self.ascii,
+            self.look,
             self.app_has_lobby,
             again=not self.broken_up,
             hinting=self.show_hints,
@@ -663,7 +663,7 @@ class TableScreen(Screen[None]):
             return None
         if len(options) == 1:
             return options[0]
-        labelled = [(advice.move_words(m, view, self.seats, self.ascii), m) for m in options]
+        labelled = [(advice.move_words(m, view, self.seats, self.look), m) for m in options]
         return await self._ask(ChooseScreen[Move](title, labelled))
 
     async def _play_checked(self, move: Move) -> None:
@@ -789,7 +789,7 @@ class TableScreen(Screen[None]):
             view.results,
             self.seats,
             can_start,
-            self.ascii,
+            self.look,
             begun=begun,
             timer=self.timer,
             order=self.hand.sort_mode,
@@ -815,7 +815,7 @@ class TableScreen(Screen[None]):
 
     def _game_end_closed(self, view: PlayerView, choice: GameChoice | None) -> None:
         if choice == "details":  # the last deal's end, then back to the game's
-            details = DealEndScreen(view.results, self.seats, False, self.ascii, order=self.hand.sort_mode)
+            details = DealEndScreen(view.results, self.seats, False, self.look, order=self.hand.sort_mode)
             self.app.push_screen(details, callback=lambda _: self._details_closed(view))
             return
         self._results_open = False

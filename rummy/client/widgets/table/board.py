@@ -15,8 +15,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ... import advice
+from ...look import Look
 from ...scene import Scene
-from .faces import LARGE, MEDIUM, SMALL, Look, Size
+from .faces import LARGE, MEDIUM, SMALL, Size
 from .hand import HandView
 from .melds import MeldsView
 from .pile import DiscardPileView

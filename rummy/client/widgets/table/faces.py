@@ -23,34 +23,16 @@ from dataclasses import dataclass
 
 from textual.content import Content
 
-from rummy.engine import Card, card_text
-from rummy.engine.cards import SUIT
+from rummy.engine import Card
+
+from ...look import Look
 
 IVORY = "#f4f1e8"
 EDGE = "#8c8577"
 CURSOR = "#ffd24d"  # the card under the cursor
 TAKEN = "#fbe7a1"  # the cards a take from the pile would take with it
 RECENT = "#b8dcff"  # just played by the last player
-INK = {  # suit -> colour: clubs, diamonds, hearts, spades, Joker
-    False: ("#1b1b1b", "#c0262d", "#c0262d", "#1b1b1b", "#8e3cb0"),
-    True: ("#1f7a3a", "#1c5fbf", "#c0262d", "#1b1b1b", "#8e3cb0"),  # four colours
-}
 BACK = "#2f5d9e"
-
-
-@dataclass(frozen=True, slots=True)
-class Look:
-    """How cards are drawn: ``ascii`` for plain-ASCII terminals, ``four_colour`` for a
-    pack with one colour per suit."""
-
-    ascii: bool = False
-    four_colour: bool = False
-
-    def ink(self, card: Card) -> str:
-        return INK[self.four_colour][SUIT[card]]
-
-    def text(self, card: Card) -> str:
-        return card_text(card, self.ascii)
 
 
 @dataclass(frozen=True, slots=True)

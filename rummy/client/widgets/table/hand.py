@@ -22,7 +22,8 @@ from textual.widget import Widget
 from rummy.engine import Card
 from rummy.engine.cards import sort_key_rank, sort_key_suit
 
-from .faces import LARGE, MEDIUM, SMALL, Face, Look, Size, fan, fan_width, narrowing
+from ...look import Look
+from .faces import LARGE, MEDIUM, SMALL, Face, Size, fan, fan_width, narrowing
 
 SortMode = Literal["suit", "rank"]
 SHORTCUT_KEYS = "1234567890"

@@ -17,6 +17,7 @@ from rummy.protocol import PlayedBy
 
 from ... import text
 from ...describe import auto_words, event_line, turn_phrase
+from ...look import DEFAULT_LOOK, Look
 from ...model import Seats
 from ..feed import Feed
 
@@ -27,13 +28,13 @@ class GameLog(Feed):
         self._turn: tuple[int, list[Content | str], set[str]] | None = None  # seat, parts, notes
 
     def tell(
-        self, events: Sequence[Event], seats: Seats, ascii: bool = False, auto: PlayedBy | None = None
+        self, events: Sequence[Event], seats: Seats, look: Look = DEFAULT_LOOK, auto: PlayedBy | None = None
     ) -> None:
         """One move's events (or the opening's)."""
         for event in events:
-            phrase = turn_phrase(event, seats, ascii)
+            phrase = turn_phrase(event, seats, look)
             if phrase is None:
-                line = event_line(event, seats, ascii)
+                line = event_line(event, seats, look)
                 if line is not None:
                     self.note(line)
                 continue

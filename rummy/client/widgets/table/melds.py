@@ -24,8 +24,9 @@ from textual.widget import Widget
 from rummy.engine import Meld, team_of
 
 from ... import text
+from ...look import Look
 from ...scene import Scene
-from .faces import CURSOR, IVORY, RECENT, SMALL, Face, Look, chip, fan
+from .faces import CURSOR, IVORY, RECENT, SMALL, Face, chip, fan
 
 SPACING = ("framed", "named", "spaced", "tight")  # from the roomiest form to the tightest
 LEGEND = "underlined: laid off by the other team, and scores for it (R5.5)"

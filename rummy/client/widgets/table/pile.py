@@ -21,6 +21,7 @@ from textual.widget import Widget
 
 from rummy.engine import Card
 
+from ...look import Look
 from .faces import (
     CURSOR,
     IVORY,
@@ -30,7 +31,6 @@ from .faces import (
     SMALL,
     TAKEN,
     Face,
-    Look,
     Size,
     chip,
     fan,

@@ -67,10 +67,10 @@ def last_action(scene: Scene, seat: int, width: int | None = None) -> Content | 
     start = discarded = None  # start: how the turn began (drew, took ..., passed)
     if r.took:
         more = f" +{len(r.took) - 1}" if len(r.took) > 1 else ""
-        start = Content.assemble("took ", text.card(r.took[0], look.ascii), more)
+        start = Content.assemble("took ", text.card(r.took[0], look), more)
     laid = [Content(word) for word, done in (("melded", r.melded), ("laid off", r.laid_off)) if done]
     if r.discarded is not None:
-        discarded = Content.assemble("discarded ", text.card(r.discarded, look.ascii))
+        discarded = Content.assemble("discarded ", text.card(r.discarded, look))
     if r.drew and not (laid or discarded):
         start = Content("drew")  # once more happened, the draw goes without saying
     if r.passed:
