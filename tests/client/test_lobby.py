@@ -258,7 +258,7 @@ async def test_the_creators_part_passing_to_a_player_is_said() -> None:
         say(app, Seated(id=1, table_id=7, chair=1, token="t"), CreateTable)
         say(app, Table(table=table_info(7, "Mine", ("Ann", "Bob", "Cy", None), creator=0)))
         await pilot.pause()
-        assert "Waiting for Ann to start. l leaves the table." in panel_words(app)
+        assert "Waiting for Ann (the creator) to start. l leaves the table." in panel_words(app)
         assert not toast_text(app)
         say(app, Table(table=table_info(7, "Mine", (None, "Bob", "Cy", None), creator=1)))
         await eventually(lambda: "the table is yours to run now" in toast_text(app), pause=pilot.pause)

@@ -530,18 +530,16 @@ class LobbyScreen(Screen[None]):
             elif session.creator:
                 x = ", x removes one" if bots else ""
                 lines.append(Content(f"b seats a bot{x}, g starts once all four chairs are filled."))
-            elif info.creator is not None and names.get(info.creator):
-                # By name: seen in tmux, players sat again after a game and waited on
-                # "the creator" without knowing which of them it had become.
-                creator = text.plain(_name(names[info.creator], self.ascii), limit=24)
-                lines.append(
-                    Content.assemble("Waiting for ", creator, " (the creator) to start. l leaves the table.")
-                )
             else:
                 # By name: the creator's part passes to another player when the creator
-                # leaves, and "the creator" left the others guessing who that is now.
+                # leaves, and players who sat again after a game waited on "the creator"
+                # without knowing which of them it had become.
                 creator = names.get(info.creator) if info.creator is not None else None
-                who = text.plain(_name(creator, self.ascii)) if creator else Content("the creator")
+                who = (
+                    Content.assemble(text.plain(_name(creator, self.ascii), limit=24), " (the creator)")
+                    if creator
+                    else Content("the creator")
+                )
                 lines.append(Content.assemble("Waiting for ", who, " to start. l leaves the table."))
         else:
             lines.append(Content("The game is on: o opens the table."))
