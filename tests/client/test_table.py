@@ -1178,7 +1178,7 @@ async def test_deal_end_shows_every_hand_and_the_scores() -> None:
         assert "Deal 1 ended when you went out: N–S +" in log_text(app)  # R4.4, in the log too
         for label, x, y in (
             ("Cards laid", a.laid, b.laid),
-            ("Doubled fours", a.doubled_fours, b.doubled_fours),
+            ("Four-of-a-kind bonus", a.doubled_fours, b.doubled_fours),
             ("Cards in hand", a.in_hand, b.in_hand),
             ("Going-out bonus", a.going_out, b.going_out),
             ("Deal total", a.total, b.total),

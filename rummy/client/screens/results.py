@@ -145,7 +145,7 @@ def deal_breakdown(
         Content(""),
         _row("", t0, t1, "bold underline"),
         _row("Cards laid", a.laid, b.laid),
-        _row("Doubled fours", a.doubled_fours, b.doubled_fours),
+        _row("Four-of-a-kind bonus", a.doubled_fours, b.doubled_fours),  # R7.4: the doubling alone
         _row("Cards in hand", a.in_hand, b.in_hand),
         _row("Going-out bonus", a.going_out, b.going_out),
         _row("Deal total", a.total, b.total, "bold"),
