@@ -72,6 +72,13 @@ class PageTerminal:
             if message[0] == "resize":
                 self.screen.resize(message[1]["height"], message[1]["width"])
 
+    async def enter_lobby(self, url: str, name: str = "Ann") -> None:
+        """Open the door's page, give the name form ``name`` and wait for the lobby."""
+        await self.page.goto(url)
+        await self.page.fill("#name", name)
+        await self.page.click("button[type=submit]")
+        await self.wait_for(rf"Persian Rummy lobby\s+you are {re.escape(name)}")
+
     def text(self) -> str:
         return "\n".join(line.rstrip() for line in self.screen.display)
 

@@ -134,10 +134,7 @@ async def test_a_browser_player_creates_a_table_plays_a_card_and_a_reload_keeps_
         # Another browser with the same name is someone else: the lobby, not that seat.
         other = await browser.new_context(viewport={"width": 1000, "height": 640})
         stranger = PageTerminal(await other.new_page())
-        await stranger.page.goto(web_server.url)
-        await stranger.page.fill("#name", "Ann")
-        await stranger.page.click("button[type=submit]")
-        await stranger.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        await stranger.enter_lobby(web_server.url)
         await stranger.wait_for(r"Ann's table\s+playing")
         assert "Your table" not in stranger.text()
         await eventually(lambda: len(web_server.clients()) == 2, timeout=20.0, interval=0.05)
@@ -156,10 +153,7 @@ async def test_a_phone_sized_window_gets_smaller_text_and_the_whole_game(web_ser
     async with chromium() as browser:
         context = await browser.new_context(viewport={"width": 420, "height": 617})
         term = PageTerminal(await context.new_page())
-        await term.page.goto(web_server.url)
-        await term.page.fill("#name", "Ann")
-        await term.page.click("button[type=submit]")
-        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        await term.enter_lobby(web_server.url)
         assert term.screen.columns >= 80 and term.screen.lines >= 24
         assert "too small" not in term.text()
         # A window with room enough keeps the full size.
@@ -183,10 +177,7 @@ async def test_the_text_is_refitted_when_the_window_is_resized(web_server: Runni
         errors: list[str] = []  # the page's own, and the browser's on its behalf
         term.page.on("pageerror", lambda error: errors.append(str(error)))
         term.page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        await term.page.goto(web_server.url)
-        await term.page.fill("#name", "Ann")
-        await term.page.click("button[type=submit]")
-        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        await term.enter_lobby(web_server.url)
         assert await term.page.get_attribute("#terminal", "data-font-size") == "16"
 
         async def font_size() -> int:
@@ -241,10 +232,7 @@ async def test_on_a_touch_screen_the_keyboard_coming_up_does_not_refit_the_text(
             viewport={"width": 700, "height": 1000}, is_mobile=True, has_touch=True
         )
         term = PageTerminal(await context.new_page())
-        await term.page.goto(web_server.url)
-        await term.page.fill("#name", "Ann")
-        await term.page.click("button[type=submit]")
-        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        await term.enter_lobby(web_server.url)
         size = await term.page.get_attribute("#terminal", "data-font-size")
         assert size is not None and int(size) < 16  # 700 px across fit 80 columns of less
         # The keyboard: 24 rows of that size do not fit, and smaller text would.
@@ -278,10 +266,7 @@ async def test_a_refit_on_a_full_server_keeps_the_place(web_server: RunningServe
     async with chromium() as browser:
         context = await browser.new_context(viewport={"width": 1000, "height": 640})
         term = PageTerminal(await context.new_page())
-        await term.page.goto(web_server.url)
-        await term.page.fill("#name", "Ann")
-        await term.page.click("button[type=submit]")
-        await term.wait_for(r"Persian Rummy lobby\s+you are Ann")
+        await term.enter_lobby(web_server.url)
         for n, (width, height) in enumerate([(420, 617), (1000, 640), (617, 420), (1000, 640)], 2):
             await term.page.set_viewport_size({"width": width, "height": height})
             await eventually(lambda n=n: term.sockets == n, timeout=20.0, interval=0.05)
