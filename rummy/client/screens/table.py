@@ -445,7 +445,7 @@ class TableScreen(Screen[None]):
 
     @on(HandView.Reordered)
     def _hand_reordered(self, event: HandView.Reordered) -> None:
-        self.post_message(HandOrdered(event.order))
+        self.post_message(HandOrdered(event.order, tuple(event.fresh)))
 
     # --- which actions apply now (the footer shows only these) --------------------------
 
