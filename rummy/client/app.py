@@ -26,6 +26,7 @@ from textual.events import Resize
 from textual.reactive import reactive
 from textual.theme import Theme
 
+from rummy.engine import PlayerView
 from rummy.protocol import (
     AddBot,
     BotLevel,
@@ -96,7 +97,7 @@ from .messages import (
     StartRequested,
     WatchRequested,
 )
-from .model import SeatInfo, Seats, TurnTimer
+from .model import Recent, SeatInfo, Seats, TurnTimer
 from .names import chair_names, watcher_names
 from .screens.modals import MIN_HEIGHT, MIN_WIDTH, ConfirmScreen, NoticeScreen, TooSmallScreen
 from .screens.table import TableScreen
@@ -643,13 +644,17 @@ class RummyApp(App[None]):
         session.moves_seen = update.moves
         session.seat = update.seat
         screen = self._show_table()
-        if screen.view is None:  # the first view: the hand as the player kept it before
-            screen.board.remembered = self._hand_memory(view.deal)
+        first = screen.view is None
+        memory = self._hand_memory(view.deal) if first else None
+        if memory is not None:  # the first view: the hand as the player kept it before
+            screen.board.remembered = memory.order
         seats = seats_of(session.table, update.seat)
         if history is not None:  # joined or came back: the deal so far, told again
             screen.set_seats(seats)
             back = "You are back at your seat" if update.seat is not None else "You are watching this game"
             screen.tell_history(history, f"{back}: the deal so far is above.")
+            if first:
+                screen.board.drawn = self._drawn_this_turn(view, screen.recent, memory)
         screen.update(view, seats, events, update.auto)
         for note in self._saved_game_notes:  # after the deal so far, told again above
             screen.note(note)
@@ -695,12 +700,26 @@ class RummyApp(App[None]):
             return None
         return (info.table_id, info.games, deal)
 
-    def _hand_memory(self, deal: int) -> tuple[int, ...]:
+    def _hand_memory(self, deal: int) -> HandMemory | None:
         place = self._hand_place(deal)
         memory = self.store.hand(self.store_key) if self.owns_seat_token else None
         if place is None or memory is None or memory.place != place:
+            return None
+        return memory
+
+    @staticmethod
+    def _drawn_this_turn(view: PlayerView, recent: Recent, memory: HandMemory | None) -> tuple[int, ...]:
+        """Back at the seat in the middle of its turn: the cards it drew or took, to be
+        marked new again. What it took from the pile is in the deal's story (R9.1); a
+        card drawn from the stock is not, nor should the server tell anyone but the
+        seat (R9.2), so only the hand this client remembered (marked new then) says it."""
+        if not view.my_turn or view.phase != "meld" or recent.seat != view.seat or view.hand is None:
             return ()
-        return memory.order
+        held = set(view.hand)
+        drawn = [c for c in recent.took if c in held]
+        if recent.drew and memory is not None:
+            drawn += [c for c in memory.fresh if c in held]
+        return tuple(drawn)
 
     @on(SortChosen)
     def _sort_chosen(self, message: SortChosen) -> None:
@@ -716,7 +735,7 @@ class RummyApp(App[None]):
         view = None if screen is None else screen.view
         place = None if view is None else self._hand_place(view.deal)
         if place is not None and self.owns_seat_token:
-            self.store.remember_hand(self.store_key, HandMemory(place, message.order))
+            self.store.remember_hand(self.store_key, HandMemory(place, message.order, message.fresh))
 
     @work(exclusive=True, group="how-to-play")
     async def _offer_how_to_play(self) -> None:

@@ -24,6 +24,7 @@ class HandOrdered(Message):
     remembers it, so that a resumed game shows the hand as the player left it."""
 
     order: tuple[Card, ...]
+    fresh: tuple[Card, ...] = ()  # the cards marked new
 
 
 @dataclass

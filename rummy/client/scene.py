@@ -22,7 +22,7 @@ class Scene:
     seats: Seats = field(default_factory=Seats)
     timer: TurnTimer | None = None
     recent: Recent = field(default_factory=Recent)
-    offline: bool = False  # the connection is down: every clock stands still
+    offline: bool = False  # the connection is down: no clock can be read
     hints: Hints = field(default_factory=Hints)
     look: Look = field(default_factory=Look)
     # Every hand by seat, face up: a replay's (the game is over, so RULES R9 hides

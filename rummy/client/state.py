@@ -57,6 +57,9 @@ class HandMemory:
 
     place: tuple[int, int, int]
     order: tuple[int, ...]
+    # The cards marked new (drawn or taken this turn): the deal's story tells a client
+    # coming back what its seat took from the pile, but never what it drew (R9.2).
+    fresh: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +182,9 @@ class StateStore:
         entry = hands.get(key) if isinstance(hands, dict) else None
         try:
             table_id, games, deal = (int(x) for x in entry["place"])  # type: ignore[index]
-            return HandMemory((table_id, games, deal), tuple(int(c) for c in entry["order"]))  # type: ignore[index]
+            order = tuple(int(c) for c in entry["order"])  # type: ignore[index]
+            fresh = tuple(int(c) for c in entry.get("fresh", ()))  # type: ignore[union-attr]
+            return HandMemory((table_id, games, deal), order, fresh)
         except (TypeError, KeyError, ValueError):
             return None
 
@@ -188,7 +193,11 @@ class StateStore:
             hands = data.setdefault("hands", {})
             if not isinstance(hands, dict):
                 hands = data["hands"] = {}
-            hands[key] = {"place": list(memory.place), "order": list(memory.order)}
+            hands[key] = {
+                "place": list(memory.place),
+                "order": list(memory.order),
+                "fresh": list(memory.fresh),
+            }
 
     def seen(self, what: str) -> bool:
         """Whether the player was already shown ``what`` (an offer made once)."""

@@ -27,7 +27,7 @@ from rummy.client.screens.results import GameEndScreen
 from rummy.client.screens.table import TableScreen
 from rummy.client.state import StateStore, seat_key
 from rummy.client.widgets.status import ConnectionBanner
-from rummy.engine import Discard, DrawStock, Game, view_for
+from rummy.engine import Discard, DiscardTaken, DrawStock, Game, TakeDiscard, view_for
 from rummy.engine.bots import make_bot
 from rummy.protocol import (
     AddBot,
@@ -1055,7 +1055,10 @@ async def test_a_turn_the_timer_finished_says_so() -> None:
         )
 
 
-async def test_the_turn_clock_stands_still_while_the_connection_is_down() -> None:
+async def test_the_turn_clock_is_not_called_paused_while_the_connection_is_down() -> None:
+    """Offline, the client cannot read the server's clock, which runs on (it stops only
+    when nobody at the table is present): it says so, and claims no pause the server
+    did not send. Back online, the server's clock shows again."""
     app, _ = offline_app()
     async with app.run_test() as pilot:
         my_turn_with_its_clock(app)
@@ -1063,7 +1066,8 @@ async def test_the_turn_clock_stands_still_while_the_connection_is_down() -> Non
         assert app.table_screen is not None and app.table_screen.ticking
         app.post_message(ConnectionChanged("Connection to example.org:7325 lost. Reconnecting..."))
         await pilot.pause()
-        assert re.search(r"to draw\s+0:4[12] paused", screen_text(app))
+        shown = screen_text(app)
+        assert re.search(r"to draw\s+-:-- offline", shown) and "paused" not in shown
         assert not app.table_screen.ticking
         app.post_message(ConnectionChanged(""))
         say(app, Clock(table_id=3, kind="turn", seat=0, remaining=30.0, paused=False))  # sent on rejoining
@@ -1550,3 +1554,73 @@ def test_the_lobby_says_what_a_table_does_when_a_player_drops(on_drop: str, said
         games=0,
     )
     assert options_words(info).endswith(said)
+
+
+def new_cards(app: RummyApp) -> list[int]:
+    """The hand's cards marked "new" on the screen, left to right."""
+    assert app.table_screen is not None
+    hand = app.table_screen.hand
+    return [card for card in hand.order if card in hand.fresh]
+
+
+async def test_a_client_restarted_after_drawing_marks_the_card_drawn_new_again(state_dir: Path) -> None:
+    """A client restarted mid-turn, after drawing from the stock, comes back with the
+    card it drew marked new and the cursor on it, as before the restart. The deal's
+    story does not say which card that was (R9.2): the client remembered it."""
+    game = Game(7, seating="chosen")
+    advance_to(game, 0)
+    table = Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3)))
+    app, _ = offline_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        say(app, Seated(id=1, table_id=3, chair=0, token="t"), Sit)
+        say(app, table)
+        say(app, game_update(3, game, 0, []))
+        await pilot.pause()
+        held = set(view_for(game, 0).hand or ())
+        say(app, game_update(3, game, 0, game.apply(DrawStock())))
+        (drawn,) = set(view_for(game, 0).hand or ()) - held
+        await eventually(lambda: new_cards(app) == [drawn], pause=pilot.pause)
+        await pilot.pause()  # (the hand remembered as it is now)
+    again, _ = offline_app()  # the client restarted
+    async with again.run_test(size=(100, 32)) as pilot:
+        say(again, Welcome(id=1, version=1, name="Ann", server="s", max_frame=1, table_id=3, chair=0))
+        say(again, table)
+        update = game_update(3, game, 0, [])
+        update.history = story(game)
+        say(again, update)
+        await eventually(
+            lambda: again.table_screen is not None and again.table_screen.view is not None, pause=pilot.pause
+        )
+        await pilot.pause()
+        assert new_cards(again) == [drawn]
+        assert again.table_screen is not None and again.table_screen.hand.current_card == drawn
+        assert "new" in screen_text(again)
+
+
+async def test_a_client_restarted_after_taking_from_the_pile_marks_what_it_took_new() -> None:
+    """The cards taken from the discard pile this turn are in the deal's story: a client
+    coming back without any memory of its hand marks them new again."""
+    game = Game(14, seating="chosen")  # South may take from the pile, keeping a card taken
+    advance_to(game, 0)
+    events = game.apply(next(m for m in game.legal_moves() if isinstance(m, TakeDiscard)))
+    taken = [
+        c
+        for e in events
+        if isinstance(e, DiscardTaken)
+        for c in e.taken
+        if c in (view_for(game, 0).hand or ())
+    ]
+    assert taken and game.phase == "meld"
+    app, _ = offline_app()
+    async with app.run_test(size=(100, 32)) as pilot:
+        say(app, Welcome(id=1, version=1, name="Ann", server="s", max_frame=1, table_id=3, chair=0))
+        say(app, Table(table=table_info(3, "T", ("Ann", "Bob", "Cy", "Di"), "playing", seats=(0, 1, 2, 3))))
+        update = game_update(3, game, 0, [])
+        update.history = story(game)
+        say(app, update)
+        await eventually(
+            lambda: app.table_screen is not None and app.table_screen.view is not None, pause=pilot.pause
+        )
+        await pilot.pause()
+        assert sorted(new_cards(app)) == sorted(taken)
+        assert app.table_screen is not None and app.table_screen.hand.current_card in taken

@@ -344,7 +344,8 @@ class TableScreen(Screen[None]):
         self._draw()
 
     def set_offline(self, offline: bool) -> None:
-        """The connection is down (True) or back: a clock shown meanwhile stands still."""
+        """The connection is down (True) or back: meanwhile no clock is shown ticking,
+        since the server's own is not known (it may well run on)."""
         self.offline = offline
         self._schedule_ticks()
         self._draw()
@@ -444,7 +445,7 @@ class TableScreen(Screen[None]):
 
     @on(HandView.Reordered)
     def _hand_reordered(self, event: HandView.Reordered) -> None:
-        self.post_message(HandOrdered(event.order))
+        self.post_message(HandOrdered(event.order, tuple(event.fresh)))
 
     # --- which actions apply now (the footer shows only these) --------------------------
 

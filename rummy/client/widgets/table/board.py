@@ -69,6 +69,7 @@ class TableBoard(Vertical):
         self.hand = HandView(self.look, id="hand")
         self.scene: Scene | None = None
         self.remembered: tuple[int, ...] = ()  # the hand's order as kept before a resume
+        self.drawn: tuple[int, ...] = ()  # ...and the cards drawn on the turn it resumes in
         self._deal: int | None = None  # the deal shown last
 
     def compose(self) -> ComposeResult:
@@ -113,12 +114,14 @@ class TableBoard(Vertical):
             self.hand.order = ()
             self.hand.set_cards(scene.open_hands[scene.seat_at("south")], keep_fresh=False)
         else:
-            self.hand.set_cards(view.hand or (), self.remembered, keep_fresh=view.my_turn, new_deal=new_deal)
+            self.hand.set_cards(
+                view.hand or (), self.remembered, keep_fresh=view.my_turn, new_deal=new_deal, drawn=self.drawn
+            )
         # A spectator's empty hand is R9.2's; a replay's, face up, is only empty.
         self.hand.watching = view.seat is None and scene.open_hands is None
         self.hand.ended = view.phase in ("deal_over", "game_over")
         if view.hand is not None:
-            self.remembered = ()  # used once: for the hand of the game resumed
+            self.remembered = self.drawn = ()  # used once: for the hand of the game resumed
         self.hand.hints = scene.hints.hand
         if prompt is not None:
             self.prompt.update(prompt)

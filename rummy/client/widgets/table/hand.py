@@ -76,10 +76,13 @@ class HandView(Widget, can_focus=True):
     class Reordered(Message):
         """The hand's order changed: ``order`` is the new one."""
 
-        def __init__(self, hand: HandView, order: tuple[Card, ...]) -> None:
+        def __init__(
+            self, hand: HandView, order: tuple[Card, ...], fresh: frozenset[Card] = frozenset()
+        ) -> None:
             super().__init__()
             self.hand = hand
             self.order = order
+            self.fresh = fresh
 
         @property
         def control(self) -> HandView:
@@ -108,19 +111,24 @@ class HandView(Widget, can_focus=True):
         remembered: Sequence[Card] = (),
         keep_fresh: bool = True,
         new_deal: bool = False,
+        drawn: Sequence[Card] = (),
     ) -> None:
         """Show ``cards`` (the hand from the view). Cards still held keep their places;
         new ones go to the right end, marked new (``keep_fresh`` False: the turn is
         over, nothing is new any more). A whole new hand (``new_deal``, or no card in
         common) takes the ``remembered`` order for the cards it names, the rest sorted
-        by suit."""
+        by suit; of it, ``drawn`` (this turn's, as a client coming back learns them)
+        are marked new as when they came, at the right end unless remembered elsewhere."""
         held = set(cards)
         kept = [] if new_deal else [c for c in self.order if c in held]
         new: list[Card] = []
+        again: list[Card] = []
         if not kept:
             base = [c for c in remembered if c in held]
-            rest = sort_cards((c for c in cards if c not in set(base)), self.sort_mode)
-            order, fresh = base + rest, frozenset[Card]()
+            again = [c for c in dict.fromkeys(drawn) if c in held]
+            rest = sort_cards((c for c in cards if c not in set(base) | set(again)), self.sort_mode)
+            order = base + rest + [c for c in again if c not in set(base)]
+            fresh = frozenset(again)
         else:
             new = [c for c in cards if c not in set(kept)]
             order = kept + new
@@ -134,10 +142,12 @@ class HandView(Widget, can_focus=True):
             # and d discards it, the commonest play with a card of no use (it stayed
             # where it was, and d threw away whatever card that was).
             self.cursor = len(kept)
+        elif again and keep_fresh:  # back mid-turn: the cursor on the card drawn, as then
+            self.cursor = order.index(again[0])
         else:
             self.cursor = min(self.cursor, max(0, len(order) - 1))
         if self.order != before:
-            self.post_message(self.Reordered(self, self.order))
+            self.post_message(self.Reordered(self, self.order, self.fresh))
         self.post_message(self.Changed(self))
 
     def toggle_sort(self) -> SortMode:

@@ -39,12 +39,16 @@ def seat_title(seat: int, me: int | None) -> str:
 
 
 def clock_text(scene: Scene, seat: int, now: float) -> str:
-    """The turn clock of ``seat`` when it runs for them: '0:25', '0:25 paused'."""
+    """The turn clock of ``seat`` when it runs for them: '0:25', '0:25 paused' (as
+    the server said), '-:-- offline' (the client cannot know)."""
     timer = scene.timer
     if timer is None or timer.kind != "turn" or timer.seat != seat:
         return ""
-    if scene.offline:  # the server cannot be reached: its clock cannot be read either
-        return f"{_mmss(timer.seconds)} paused"
+    if scene.offline:
+        # The server cannot be reached, and its clock runs on (it stops only when nobody
+        # at the table is present): "paused" here was a pause it never made, and a turn
+        # the player thought safe ran out. Its time is unknown until the server says.
+        return "-:-- offline"
     left = timer.left(now)
     return f"{_mmss(left)}{' paused' if timer.paused else ''}"
 
