@@ -240,6 +240,7 @@ class RummyApp(App[None]):
         # started (``start_owed``), as it is when a saved table was left before its start.
         self.start_held = local and connect and replay is None and not self.store.seen(HOW_TO_PLAY_OFFERED)
         self.start_owed = False  # the table was asked for without its start: the client starts it
+        self._bots_asked: set[int] = set()  # chairs of a saved table this client filled with bots
         self._saved_game_notes: list[str] = []  # for the log, once the table shows (see _table)
         self.chat: list[Content] = []
         self.tally: list[TallyLine] = []  # the running tally of my table's games
@@ -503,7 +504,19 @@ class RummyApp(App[None]):
         info = self.session.table
         if not self.start_owed or self.start_held or info is None or info.status != "waiting":
             return
-        if not self.session.seated or sum(chair.name is not None for chair in info.chairs) < 4:
+        if not self.session.seated:
+            return
+        empty = [chair.chair for chair in info.chairs if chair.name is None]
+        if empty and not self.local_game_asked:
+            # Back at a saved table left at once under the offer, before all its bots
+            # sat (their requests went unread with the closed connection): its empty
+            # chairs are filled at the levels asked for, then it starts. (On the
+            # connection that asked for the table, its bots' requests are in flight.)
+            for chair in empty:
+                if chair not in self._bots_asked and 1 <= chair <= 3:
+                    self._bots_asked.add(chair)
+                    self.send(AddBot, chair=chair, level=self.bot_levels[chair - 1])
+        if empty:
             return
         if self.send(Start) is not None:
             self.start_owed = False
